@@ -1,0 +1,195 @@
+/**
+ * The `taskgate` command line: argument parsing and printing over the git adapter and the core.
+ * Exit codes: 0 success/neutral, 1 failure, 2 usage or config error, 3 action required.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { RefNotFoundError, RepositoryError } from "../core/port.js";
+import { ConfigError, auditRevision, checkPullRequest, explainTask, type PrInput } from "../core/service.js";
+import { configReport } from "../core/evaluate.js";
+import type { Report } from "../core/types.js";
+import { GitRepository } from "../git/repository.js";
+import { PrFileError, parsePrFile } from "./pr-file.js";
+import { formatExplanation, formatReport } from "./format.js";
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readonly cwd: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export const EXIT = { ok: 0, failure: 1, usage: 2, actionRequired: 3 } as const;
+
+const VERSION = "0.1.0";
+
+const USAGE = `taskgate: enforce a task workflow kept in git
+
+Usage:
+  taskgate check   [--repo DIR] --base REF --head REF [--pr PR.json] [--format text|json]
+  taskgate audit   [--repo DIR] [--ref REF] [--format text|json]
+  taskgate explain [--repo DIR] [--ref REF] [--format text|json] <task-id>
+
+Commands:
+  check     judge HEAD as a pull request into BASE: transitions, artifacts, scope, approvals
+  audit     check every task at a revision (default HEAD)
+  explain   where a task is, what it needs next, who may approve
+
+Options:
+  --repo DIR       the git checkout (default: the current directory)
+  --pr FILE        a simulated pull request: author, reviews, commits, permissions, teams
+  --format FORMAT  text (default) or json
+  -h, --help       show this help
+  -v, --version    show the version
+
+Exit codes: 0 success or not configured, 1 violations, 2 usage or config error, 3 approval pending.
+`;
+
+class UsageError extends Error {}
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let json = false;
+  try {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+      io.stdout(USAGE);
+      return command === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (command === "-v" || command === "--version") {
+      io.stdout(`${VERSION}\n`);
+      return EXIT.ok;
+    }
+    const { values, positionals } = parseOptions(rest);
+    if (values.help) {
+      io.stdout(USAGE);
+      return EXIT.ok;
+    }
+    const format = values.format ?? "text";
+    if (format !== "text" && format !== "json") throw new UsageError(`unknown --format "${format}"; use text or json`);
+    json = format === "json";
+    const repoDir = resolve(io.cwd, values.repo ?? ".");
+    switch (command) {
+      case "check": {
+        if (!values.base || !values.head) throw new UsageError("check needs --base REF and --head REF");
+        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+        const pr = values.pr ? await readPrFile(resolve(io.cwd, values.pr)) : undefined;
+        const repo = await GitRepository.open(repoDir);
+        const report = await checkPullRequest(repo, { base: values.base, head: values.head, ...(pr && { pr }) });
+        return printReport(io, report, json, `check ${values.base}...${values.head}`);
+      }
+      case "audit": {
+        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+        const repo = await GitRepository.open(repoDir);
+        const report = await auditRevision(repo, values.ref ?? "HEAD");
+        return printReport(io, report, json, `audit ${values.ref ?? "HEAD"}`);
+      }
+      case "explain": {
+        if (positionals.length !== 1) throw new UsageError("explain needs exactly one task id");
+        const id = positionals[0]!;
+        const repo = await GitRepository.open(repoDir);
+        const result = await explainTask(repo, values.ref ?? "HEAD", id);
+        if (!result.found) {
+          const hint = !result.configured
+            ? "Add .github/taskgate.yml (for example `preset: phases`)."
+            : result.known.length > 0
+              ? `Known tasks: ${result.known.slice(0, 10).join(", ")}${result.known.length > 10 ? ", …" : ""}.`
+              : "The repository has no tasks yet.";
+          return fail(io, json, `${result.configured ? `no task "${id}"` : "taskgate is not configured"} at ${values.ref ?? "HEAD"}`, hint);
+        }
+        if (json) io.stdout(`${JSON.stringify(result.explanation, null, 2)}\n`);
+        else io.stdout(formatExplanation(result.explanation));
+        return result.explanation.problems.length > 0 ? EXIT.failure : EXIT.ok;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    return handleError(io, json, error);
+  }
+}
+
+function parseOptions(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        repo: { type: "string" },
+        base: { type: "string" },
+        head: { type: "string" },
+        ref: { type: "string" },
+        pr: { type: "string" },
+        format: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+}
+
+async function readPrFile(path: string): Promise<PrInput> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PrFileError(
+      `cannot read ${path}${code ? ` (${code})` : ""}`,
+      "Pass --pr with the path of a JSON file describing the pull request.",
+    );
+  }
+  return parsePrFile(text, path);
+}
+
+function printReport(io: CliIo, report: Report, json: boolean, title: string): number {
+  if (json) io.stdout(`${JSON.stringify(toJson(report), null, 2)}\n`);
+  else io.stdout(formatReport(report, title));
+  switch (report.conclusion) {
+    case "failure":
+      return EXIT.failure;
+    case "action_required":
+      return EXIT.actionRequired;
+    default:
+      return EXIT.ok;
+  }
+}
+
+/** The JSON contract of the CLI: exactly these keys. */
+function toJson(report: Report) {
+  return {
+    conclusion: report.conclusion,
+    violations: report.violations,
+    pending: report.pending,
+    transitions: report.transitions,
+    records: report.records.map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
+  };
+}
+
+function fail(io: CliIo, json: boolean, message: string, hint: string): number {
+  if (json) io.stdout(`${JSON.stringify({ error: { message, hint } }, null, 2)}\n`);
+  else io.stderr(`taskgate: ${message}\n  hint: ${hint}\n`);
+  return EXIT.usage;
+}
+
+function handleError(io: CliIo, json: boolean, error: unknown): number {
+  if (error instanceof ConfigError) {
+    const report = configReport(error.issues, error.path);
+    if (json) io.stdout(`${JSON.stringify(toJson(report), null, 2)}\n`);
+    else io.stderr(formatReport(report, `configuration ${error.path}`));
+    return EXIT.usage;
+  }
+  if (error instanceof UsageError) {
+    if (json) return fail(io, json, error.message, "Run `taskgate --help` for usage.");
+    io.stderr(`taskgate: ${error.message}\n  hint: run \`taskgate --help\` for usage\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof RefNotFoundError || error instanceof RepositoryError || error instanceof PrFileError) {
+    return fail(io, json, error.message, error.hint);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (io.env?.TASKGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  return fail(io, json, `unexpected error: ${message}`, "Re-run with TASKGATE_DEBUG=1 for details, and report it if it persists.");
+}

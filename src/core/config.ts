@@ -1,0 +1,215 @@
+/**
+ * `.github/taskgate.yml`: the zod schema (the single source of the config's types and of the JSON
+ * Schema for editors) and a parser whose every error names the key path and the line.
+ */
+import { z } from "zod";
+import { LineCounter, isNode, parseDocument, type Document } from "yaml";
+
+export const CONFIG_PATH = ".github/taskgate.yml";
+
+export const PERMISSIONS = ["read", "triage", "write", "maintain", "admin"] as const;
+
+const Principal = z
+  .string()
+  .min(1)
+  .describe("A GitHub login, a team as @org/team-slug, or role:NAME for a role of `roles`.");
+
+const ApprovalRule = z.strictObject({
+  approvers: z
+    .array(Principal)
+    .default([])
+    .describe("Who may approve: logins, @org/team, role:NAME. Empty: anyone with min_permission."),
+  min_permission: z
+    .enum(PERMISSIONS)
+    .default("write")
+    .describe("The least repository permission an approver must hold."),
+  count: z.number().int().min(1).max(20).default(1).describe("How many eligible approvals a gate needs."),
+  invalidate_on_push: z
+    .boolean()
+    .default(true)
+    .describe("A later non-bot commit that touches the task's files makes an earlier approval stale."),
+  allow_author: z.boolean().default(false).describe("May the PR's author approve it?"),
+  allow_contributor: z
+    .boolean()
+    .default(false)
+    .describe("May someone who pushed non-bot commits to the PR approve it?"),
+});
+
+/** Per-gate overrides: any key of the approval rule, for one gate phase (e.g. `research`). */
+const GateOverride = z.strictObject({
+  approvers: z.array(Principal).optional(),
+  min_permission: z.enum(PERMISSIONS).optional(),
+  count: z.number().int().min(1).max(20).optional(),
+  invalidate_on_push: z.boolean().optional(),
+  allow_author: z.boolean().optional(),
+  allow_contributor: z.boolean().optional(),
+});
+
+const Approvals = ApprovalRule.extend({
+  gates: z
+    .record(z.string(), GateOverride)
+    .default({})
+    .describe("Overrides per gate, keyed by the phase being approved (research, design, human_intervention, ...)."),
+});
+
+const StateName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_:.-]*$/, "a state name: letters, digits, _ : . -");
+const EditScope = z.enum(["task", "project"]);
+
+const StateOverride = z.union([
+  z.null().describe("Remove the state."),
+  z.strictObject({
+    phase: z.string().optional().describe("The phase this state belongs to (its artifact)."),
+    awaiting: z
+      .boolean()
+      .optional()
+      .describe("The author stops here; the bot writes the next state after approval."),
+    edit: z.array(EditScope).optional().describe("What a task in this state may edit: its folder, project files."),
+    terminal: z.boolean().optional(),
+  }),
+]);
+
+const Edge = z.strictObject({
+  from: StateName,
+  to: StateName,
+  gate: z.boolean().optional().describe("The edge needs an approving review."),
+  verdict: z.enum(["pass", "not-pass"]).optional().describe("The edge needs the verdict file to (not) say PASS."),
+});
+
+const WorkflowOverride = z
+  .strictObject({
+    tasks_dir: z.string().min(1).optional().describe("Folder that holds one folder per task. Default: tasks."),
+    initial: StateName.optional(),
+    states: z.record(StateName, StateOverride).optional(),
+    phases: z
+      .record(
+        z.string(),
+        z.union([z.null(), z.strictObject({ artifact: z.string().min(1).nullable().optional() })]),
+      )
+      .optional()
+      .describe("Phase → the artifact file produced in it (null: none)."),
+    transitions: z.array(Edge).optional().describe("Edges to add (or to change, matched by from/to)."),
+    remove_transitions: z.array(z.strictObject({ from: StateName, to: StateName })).optional(),
+    verdict: z
+      .strictObject({
+        phase: z.string().optional(),
+        file: z.string().optional(),
+        pass: z.string().optional(),
+        fail: z.array(z.string()).optional(),
+      })
+      .optional(),
+  })
+  .describe("Extend or override the preset's workflow.");
+
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    preset: z.enum(["phases", "board"]).describe("The workflow model."),
+    roles: z
+      .record(z.string(), z.array(Principal))
+      .default({})
+      .describe("Role → GitHub logins and teams (@org/team-slug)."),
+    approvals: Approvals.default(Approvals.parse({})),
+    render: z
+      .strictObject({
+        path: z.string().min(1).default("docs/status").describe("Where matrices, cards and stages are written."),
+        commit: z.enum(["pr", "default-branch", "off"]).default("pr"),
+      })
+      .default({ path: "docs/status", commit: "pr" }),
+    bot: z.string().min(1).default("taskgate[bot]").describe("The bot identity whose commits count as the bot's."),
+    maintainers: z
+      .array(Principal)
+      .default([])
+      .describe("May change framework files in PRs that touch no task."),
+    require_task: z.boolean().default(true).describe("A PR that changes files must touch a task (task-missing)."),
+    framework_paths: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Extra globs of framework files, never editable from a task PR."),
+    limits: z
+      .strictObject({
+        max_file_bytes: z.number().int().min(1).default(1048576).describe("Larger files are not read."),
+      })
+      .default({ max_file_bytes: 1048576 }),
+    workflow: WorkflowOverride.optional(),
+  })
+  .describe("taskgate configuration (.github/taskgate.yml)");
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ApprovalRuleConfig = z.infer<typeof ApprovalRule>;
+export type WorkflowOverrideConfig = z.infer<typeof WorkflowOverride>;
+
+export interface ConfigIssue {
+  readonly path: string;
+  readonly line?: number;
+  readonly message: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; issues: ConfigIssue[] };
+
+/** Parses and validates the YAML text of a config. Never throws. */
+export function parseConfig(text: string): ConfigResult {
+  const lineCounter = new LineCounter();
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    return { ok: false, issues: [{ path: "", message: `cannot parse YAML: ${String(error)}` }] };
+  }
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      issues: doc.errors.map((error) => ({
+        path: "",
+        line: lineCounter.linePos(error.pos[0]).line,
+        message: `YAML syntax: ${firstLine(error.message)}`,
+      })),
+    };
+  }
+  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (value === null || value === undefined) {
+    return { ok: false, issues: [{ path: "", line: 1, message: "the file is empty; write at least `preset: phases`" }] };
+  }
+  const parsed = ConfigSchema.safeParse(value);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map((issue) => {
+      const keyPath = issue.path.map(String);
+      // For an unknown key, point at the key itself rather than at its parent.
+      const nodePath = [...issue.path, ...(issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [])];
+      const line = lineOf(doc, lineCounter, nodePath as (string | number)[]);
+      return {
+        path: keyPath.join(".") || "(root)",
+        ...(line !== undefined && { line }),
+        message: describeIssue(issue),
+      };
+    }),
+  };
+}
+
+/** The config a repository gets from `preset: NAME` alone. */
+export function defaultConfig(preset: Config["preset"]): Config {
+  return ConfigSchema.parse({ preset });
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") return `unknown key${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
+  if (issue.code === "invalid_value") return `${issue.message}`;
+  return issue.message;
+}
+
+/** The line of the deepest YAML node that exists on the issue's path. */
+function lineOf(doc: Document.Parsed, counter: LineCounter, path: (string | number)[]): number | undefined {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+    if (isNode(node) && node.range) {
+      // For a key path, point at the key's line rather than the value's when possible.
+      return counter.linePos(node.range[0]).line;
+    }
+  }
+  return undefined;
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}

@@ -1,0 +1,96 @@
+/**
+ * The two pure entry points: `evaluate(config, base, head, pr)` judges a pull request and
+ * `audit(config, snapshot)` judges a revision. Both return a `Report` and never throw on bad input.
+ */
+import type { Config, ConfigIssue } from "./config.js";
+import type { Findings, WorkflowModel } from "./model.js";
+import { createPhasesModel } from "./phases/model.js";
+import { PHASES_PRESET } from "./presets/phases.js";
+import type { Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
+import { violation } from "./violations.js";
+import { buildWorkflow, mergeWorkflow } from "./workflow.js";
+
+export type ModelResult = { ok: true; model: WorkflowModel } | { ok: false; issues: ConfigIssue[] };
+
+/** Builds the workflow model a validated config describes. */
+export function createModel(config: Config): ModelResult {
+  if (config.preset === "board") {
+    return { ok: false, issues: [{ path: "preset", message: "the board preset is not available in this version" }] };
+  }
+  const built = buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
+  if (!built.ok) return built;
+  return { ok: true, model: createPhasesModel(config, built.workflow) };
+}
+
+export function evaluate(config: Config, base: Snapshot, head: Snapshot, pr: PrContext): Report {
+  const created = createModel(config);
+  if (!created.ok) return configReport(created.issues);
+  const findings = created.model.evaluate(base, head, pr);
+  return buildReport(findings, `pull request by ${pr.author}, ${pr.files.length} changed file(s)`);
+}
+
+export function audit(config: Config, snapshot: Snapshot): Report {
+  const created = createModel(config);
+  if (!created.ok) return configReport(created.issues);
+  const findings = created.model.audit(snapshot);
+  return buildReport(findings, `audit of ${snapshot.rev}, ${created.model.taskIds(snapshot).length} task(s)`);
+}
+
+/** Orders findings deterministically and derives the conclusion. */
+export function buildReport(findings: Findings, what: string): Report {
+  const violations = sortViolations(dedupe(findings.violations));
+  const pending = sortViolations(findings.pending);
+  const conclusion: Conclusion = violations.length > 0 ? "failure" : pending.length > 0 ? "action_required" : "success";
+  const parts = [`${violations.length} violation(s)`, `${pending.length} pending approval(s)`];
+  if (findings.records.length > 0) parts.push(`${findings.records.length} record(s) to commit`);
+  return {
+    conclusion,
+    violations,
+    pending,
+    transitions: findings.transitions,
+    records: findings.records,
+    summary: `${conclusion}: ${what}; ${parts.join(", ")}`,
+  };
+}
+
+export function neutralReport(reason: string): Report {
+  return { conclusion: "neutral", violations: [], pending: [], transitions: [], records: [], summary: `neutral: ${reason}` };
+}
+
+export function configReport(issues: readonly ConfigIssue[], path = ".github/taskgate.yml"): Report {
+  return buildReport(
+    {
+      violations: issues.map((issue) =>
+        violation("config-invalid", {
+          path,
+          ...(issue.line !== undefined && { line: issue.line }),
+          message: `${issue.path ? `${issue.path}: ` : ""}${issue.message}`,
+        }),
+      ),
+      pending: [],
+      transitions: [],
+      records: [],
+    },
+    "configuration",
+  );
+}
+
+function sortViolations<T extends Violation>(items: readonly T[]): T[] {
+  return [...items].sort(
+    (a, b) =>
+      (a.path ?? "").localeCompare(b.path ?? "") ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      a.code.localeCompare(b.code) ||
+      a.message.localeCompare(b.message),
+  );
+}
+
+function dedupe(items: readonly Violation[]): Violation[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = `${item.code}\u0000${item.path ?? ""}\u0000${item.line ?? ""}\u0000${item.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

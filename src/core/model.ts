@@ -1,0 +1,44 @@
+/**
+ * The seam every workflow model plugs into. A model is built from a validated config and judges
+ * snapshots; `evaluate.ts` turns its findings into a report.
+ */
+import type { SnapshotScope } from "./port.js";
+import type { BotRecord, ChangedFile, Pending, PrContext, Snapshot, Transition, Violation } from "./types.js";
+
+export interface Findings {
+  violations: Violation[];
+  pending: Pending[];
+  transitions: Transition[];
+  records: BotRecord[];
+}
+
+export function emptyFindings(): Findings {
+  return { violations: [], pending: [], transitions: [], records: [] };
+}
+
+export interface NextStep {
+  readonly to: string;
+  /** What the move needs: an approval, an artifact, a verdict. */
+  readonly needs: readonly string[];
+}
+
+export interface Explanation {
+  readonly task: string;
+  readonly state: string | undefined;
+  readonly facts: readonly [label: string, value: string][];
+  readonly next: readonly NextStep[];
+  readonly approvers: readonly string[];
+  readonly problems: readonly Violation[];
+}
+
+export interface WorkflowModel {
+  readonly name: "phases" | "board";
+  /** The parts of base and head a PR evaluation needs, given the changed files. */
+  prScope(files: readonly ChangedFile[]): SnapshotScope;
+  evaluate(base: Snapshot, head: Snapshot, pr: PrContext): Findings;
+  audit(snapshot: Snapshot): Findings;
+  /** `undefined` when the task does not exist at this revision. */
+  explain(snapshot: Snapshot, task: string): Explanation | undefined;
+  /** Ids of every task at a revision (for suggestions and listings). */
+  taskIds(snapshot: Snapshot): string[];
+}

@@ -1,0 +1,162 @@
+/**
+ * Rules of the `phases` model that judge one task as it stands at one revision: artifacts required,
+ * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line.
+ */
+import type { FileEntry, Violation } from "../types.js";
+import { violation } from "../violations.js";
+import type { Workflow } from "../workflow.js";
+import { describeKind, type PhasesTask } from "./tasks.js";
+
+export interface Verdict {
+  /** The deciding word, when the file has one. */
+  readonly word: string | undefined;
+  readonly pass: boolean;
+  /** What is wrong when there is no word. */
+  readonly problem: string;
+}
+
+/** The first of the verdict words in the verdict file decides. */
+export function readVerdict(workflow: Workflow, task: PhasesTask): Verdict {
+  const { file, pass, fail } = workflow.def.verdict;
+  const entry = task.files.get(file);
+  if (!entry) return { word: undefined, pass: false, problem: `${task.dir}/${file} does not exist` };
+  if (entry.kind !== "file" || entry.text === undefined) {
+    return { word: undefined, pass: false, problem: `${task.dir}/${file} is ${describeKind(entry)}` };
+  }
+  const words = [pass, ...fail].map(escapeRegExp).join("|");
+  const match = new RegExp(`(?<![A-Za-z0-9_])(${words})(?![A-Za-z0-9_])`).exec(entry.text);
+  if (!match) return { word: undefined, pass: false, problem: `${task.dir}/${file} says none of ${[pass, ...fail].join(", ")}` };
+  return { word: match[1]!, pass: match[1] === pass, problem: "" };
+}
+
+/** Has the task been sent back for rework (a recorded approval of a gate that loops back)? */
+export function hasLooped(workflow: Workflow, task: PhasesTask): boolean {
+  const loopPhases = new Set(
+    workflow.def.transitions
+      .filter((edge) => edge.gate && workflow.isBackEdge(edge))
+      .map((edge) => workflow.gatePhase(edge)),
+  );
+  return task.approvals.some((line) => loopPhases.has(line.phase));
+}
+
+/** Artifacts implied by approval lines: an approved optional phase's artifact must stay. */
+export function approvedArtifacts(workflow: Workflow, task: PhasesTask, state: string): string[] {
+  const files: string[] = [];
+  for (const line of task.approvals) {
+    const file = workflow.def.phases[line.phase];
+    if (file && line.phase !== state) files.push(file);
+  }
+  return files;
+}
+
+export interface ArtifactCheck {
+  readonly state: string;
+  /** Artifacts that must exist, beyond those the state itself requires. */
+  readonly alsoRequired?: Iterable<string>;
+  readonly looped: boolean;
+}
+
+/** Artifact rules for a task at a state: required ones exist and are non-empty, later ones absent. */
+export function checkArtifacts(workflow: Workflow, task: PhasesTask, check: ArtifactCheck): Violation[] {
+  const out: Violation[] = [];
+  const required = new Set([
+    ...workflow.requiredArtifacts(check.state),
+    ...approvedArtifacts(workflow, task, check.state),
+    ...(check.alsoRequired ?? []),
+  ]);
+  for (const file of [...required].sort()) {
+    const path = `${task.dir}/${file}`;
+    const phase = workflow.artifacts.get(file) ?? "its phase";
+    const entry = task.files.get(file);
+    if (!entry) {
+      out.push(
+        violation("artifact-missing", {
+          task: task.id,
+          path,
+          message: `${task.id} is at ${check.state} but ${file} (the artifact of ${phase}) is missing`,
+          hint: `Write ${path} before leaving ${phase}.`,
+        }),
+      );
+    } else if (isEmpty(entry)) {
+      out.push(
+        violation("artifact-empty", {
+          task: task.id,
+          path,
+          message: `${path} is empty`,
+          hint: `Write the ${phase} results into ${file}; an empty file does not count.`,
+        }),
+      );
+    }
+  }
+  const allowed = workflow.allowedArtifacts(check.state, check.looped);
+  for (const [name, entry] of task.files) {
+    const path = `${task.dir}/${name}`;
+    if (entry.kind === "symlink") {
+      out.push(
+        violation("path-escape", {
+          task: task.id,
+          path,
+          message: `${path} is a symlink${entry.target ? ` to ${entry.target}` : ""}; task folders hold regular files only`,
+          hint: "Replace the symlink with the file's content.",
+        }),
+      );
+      continue;
+    }
+    const phase = workflow.artifacts.get(name);
+    if (phase !== undefined && !allowed.has(name)) {
+      out.push(
+        violation("artifact-forbidden", {
+          task: task.id,
+          path,
+          message: `${path} belongs to ${phase}, which ${task.id} has not reached (it is at ${check.state})`,
+          hint: `Remove ${name}, or move the task to ${phase} first.`,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+/** A task at rest: artifacts, verdict of a completed task, gates it is past without a recorded approval. */
+export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: string): Violation[] {
+  const out = checkArtifacts(workflow, task, { state, looped: hasLooped(workflow, task) });
+  const { verdict } = workflow.def;
+  const completedFromReferee = workflow.def.transitions.some(
+    (edge) => edge.to === state && edge.verdict === "pass" && workflow.def.states[edge.from]?.phase === verdict.phase,
+  );
+  if (completedFromReferee && !hasLooped(workflow, task)) {
+    const result = readVerdict(workflow, task);
+    if (!result.word || !result.pass) {
+      out.push(
+        violation("verdict-not-pass", {
+          task: task.id,
+          path: `${task.dir}/${verdict.file}`,
+          message: `${task.id} is ${state} but ${result.word ? `${verdict.file} says ${result.word}` : result.problem}`,
+        }),
+      );
+    }
+  }
+  const recorded = new Set(task.approvals.map((line) => line.phase));
+  for (const gate of workflow.gatesBehind(state)) {
+    const phase = workflow.gatePhase(gate);
+    if (recorded.has(phase)) continue;
+    out.push(
+      violation("approval-forged", {
+        task: task.id,
+        path: `${task.dir}/.state`,
+        message: `${task.id} is at ${state}, past the ${phase} gate, but .state.approvals records no ${phase}:approved`,
+        hint: `Set the task back to ${gate.from} and get an approving review; taskgate records it.`,
+      }),
+    );
+  }
+  return out;
+}
+
+function isEmpty(entry: FileEntry): boolean {
+  if (entry.size === 0) return true;
+  return entry.kind === "file" && entry.text !== undefined && entry.text.trim() === "";
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,53 @@
+/**
+ * The port between the core and the places a task store lives. The local git adapter implements it
+ * over a checkout; tests implement it in memory. The core itself never does I/O: orchestration
+ * functions take a `TaskRepository` and hand plain snapshots to the pure rules.
+ */
+import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "./types.js";
+
+/**
+ * Which part of a revision to read. `paths` are exact file paths, `prefixes` are folders (ending
+ * in "/"). A scope of `undefined` means the whole revision.
+ */
+export interface SnapshotScope {
+  readonly paths: readonly string[];
+  readonly prefixes: readonly string[];
+}
+
+export interface TaskRepository {
+  /** Resolves a ref to a commit id; throws `RefNotFoundError` when it does not exist. */
+  resolve(ref: string): Promise<string>;
+  /** The best common ancestor of two commits, or `undefined` for unrelated histories. */
+  mergeBase(a: string, b: string): Promise<string | undefined>;
+  /** Reads a revision (or the given part of it) with a constant number of processes/requests. */
+  readSnapshot(rev: string, scope?: SnapshotScope): Promise<Snapshot>;
+  /** Files changed between two revisions, renames detected. */
+  changedFiles(base: string, head: string): Promise<ChangedFile[]>;
+  /** Commits reachable from head but not from base, oldest first, each with the files it changed. */
+  commits(base: string, head: string): Promise<PrCommit[]>;
+}
+
+/** Looks up one file of a snapshot. */
+export function fileAt(snapshot: Snapshot, path: string): FileEntry | undefined {
+  return snapshot.files.get(path);
+}
+
+export class RefNotFoundError extends Error {
+  constructor(
+    readonly ref: string,
+    readonly hint: string = "Check the spelling, or fetch the branch first (git fetch origin <branch>).",
+  ) {
+    super(`ref not found: ${ref}`);
+    this.name = "RefNotFoundError";
+  }
+}
+
+export class RepositoryError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = "RepositoryError";
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Plain data shapes shared by the core and every adapter. Nothing here does I/O.
+ */
+import type { ViolationCode } from "./violations.js";
+
+/** How a path is stored at a revision. Rules refuse anything that is not a readable regular file. */
+export type FileKind = "file" | "symlink" | "binary" | "oversized" | "submodule";
+
+export interface FileEntry {
+  readonly path: string;
+  readonly kind: FileKind;
+  /** Size in bytes as stored in git. */
+  readonly size: number;
+  /** UTF-8 text, present for `file` only. */
+  readonly text?: string;
+  /** Link target, present for `symlink` when the adapter read it. */
+  readonly target?: string;
+}
+
+/**
+ * The task store read at one revision. A snapshot may be partial: an adapter that evaluates a PR
+ * loads only the folders the PR touches (see `snapshotScope`), so a check never grows with repo size.
+ */
+export interface Snapshot {
+  /** A label for messages: a ref name or a short sha. */
+  readonly rev: string;
+  readonly files: ReadonlyMap<string, FileEntry>;
+}
+
+export type ChangeStatus = "added" | "modified" | "removed" | "renamed";
+
+export interface ChangedFile {
+  readonly path: string;
+  readonly status: ChangeStatus;
+  /** For renames: the path before the rename. */
+  readonly previousPath?: string;
+}
+
+export type ReviewState = "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+
+/** A GitHub pull request review, as the REST API returns it (only the fields taskgate reads). */
+export interface Review {
+  readonly user: { readonly login: string; readonly type?: string } | null;
+  readonly state: ReviewState | string;
+  readonly commit_id?: string | null;
+  readonly submitted_at?: string | null;
+  readonly body?: string | null;
+}
+
+export interface PrCommit {
+  readonly sha: string;
+  /** GitHub login of the commit author; for local checks, the git author name when no login is known. */
+  readonly author: string | null;
+  /** Files the commit changed; `undefined` when unknown (treated conservatively). */
+  readonly files?: readonly string[];
+}
+
+export type Permission = "none" | "read" | "triage" | "write" | "maintain" | "admin";
+
+/** Everything about a pull request that is not file content. Commits are oldest first. */
+export interface PrContext {
+  readonly author: string;
+  readonly headSha?: string;
+  readonly files: readonly ChangedFile[];
+  readonly commits: readonly PrCommit[];
+  readonly reviews: readonly Review[];
+  /** login → permission on the repository. Logins missing here have no known permission. */
+  readonly permissions: Readonly<Record<string, Permission | string>>;
+  /** "@org/team" → member logins. */
+  readonly teams: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface Violation {
+  readonly code: ViolationCode;
+  readonly task?: string;
+  readonly path?: string;
+  readonly line?: number;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** A gate still waiting for approval. Same shape as a violation, plus who may approve it. */
+export interface Pending extends Violation {
+  readonly approvers: readonly string[];
+}
+
+export interface Transition {
+  readonly task: string;
+  readonly from: string | null;
+  readonly to: string | null;
+}
+
+export type RecordKind = "approve" | "reject" | "unblock";
+
+/** Something the bot would commit on the PR branch: the decision of an eligible review. */
+export interface BotRecord {
+  readonly task: string;
+  readonly from: string;
+  readonly to: string;
+  readonly by: string;
+  readonly kind: RecordKind;
+  /** When the deciding review was submitted (ISO-8601); the bot writes it into the approval line. */
+  readonly at?: string;
+  /** For rejects: the reviewer's words. */
+  readonly reason?: string;
+}
+
+export type Conclusion = "success" | "failure" | "action_required" | "neutral";
+
+export interface Report {
+  readonly conclusion: Conclusion;
+  readonly violations: readonly Violation[];
+  readonly pending: readonly Pending[];
+  readonly transitions: readonly Transition[];
+  readonly records: readonly BotRecord[];
+  /** One line for people: what was judged and how. */
+  readonly summary: string;
+}
