@@ -14,13 +14,18 @@ export interface SnapshotScope {
   readonly prefixes: readonly string[];
 }
 
+/** Limits a reader applies; files above `maxFileBytes` are reported as `oversized`, not read. */
+export interface ReadLimits {
+  readonly maxFileBytes?: number;
+}
+
 export interface TaskRepository {
   /** Resolves a ref to a commit id; throws `RefNotFoundError` when it does not exist. */
   resolve(ref: string): Promise<string>;
   /** The best common ancestor of two commits, or `undefined` for unrelated histories. */
   mergeBase(a: string, b: string): Promise<string | undefined>;
   /** Reads a revision (or the given part of it) with a constant number of processes/requests. */
-  readSnapshot(rev: string, scope?: SnapshotScope): Promise<Snapshot>;
+  readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot>;
   /** Files changed between two revisions, renames detected. */
   changedFiles(base: string, head: string): Promise<ChangedFile[]>;
   /** Commits reachable from head but not from base, oldest first, each with the files it changed. */

@@ -67,7 +67,11 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
   const [files, gitCommits] = await Promise.all([repo.changedFiles(mergeBase, headSha), repo.commits(mergeBase, headSha)]);
   const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
   const scope = loaded.model.prScope(files);
-  const [base, head] = await Promise.all([repo.readSnapshot(mergeBase, scope), repo.readSnapshot(headSha, scope)]);
+  const limits = { maxFileBytes: loaded.config.limits.max_file_bytes };
+  const [base, head] = await Promise.all([
+    repo.readSnapshot(mergeBase, scope, limits),
+    repo.readSnapshot(headSha, scope, limits),
+  ]);
   return evaluate(loaded.config, base, head, pr);
 }
 
@@ -76,7 +80,7 @@ export async function auditRevision(repo: TaskRepository, ref: string): Promise<
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${CONFIG_PATH})`);
-  const snapshot = await repo.readSnapshot(sha);
+  const snapshot = await repo.readSnapshot(sha, undefined, { maxFileBytes: loaded.config.limits.max_file_bytes });
   return audit(loaded.config, { ...snapshot, rev: ref });
 }
 
@@ -88,7 +92,9 @@ export async function explainTask(repo: TaskRepository, ref: string, task: strin
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return { found: false, known: [], configured: false };
-  const snapshot: Snapshot = await repo.readSnapshot(sha);
+  const snapshot: Snapshot = await repo.readSnapshot(sha, undefined, {
+    maxFileBytes: loaded.config.limits.max_file_bytes,
+  });
   const explanation = loaded.model.explain(snapshot, task);
   if (!explanation) return { found: false, known: loaded.model.taskIds(snapshot), configured: true };
   return { found: true, explanation, config: loaded.config };

@@ -1,0 +1,593 @@
+/**
+ * The local git adapter: implements `TaskRepository` over a checkout (or a bare repository) by
+ * running the `git` executable.
+ *
+ * Design rules:
+ * - A constant number of git processes per call, never one per file: a snapshot is one `ls-tree`
+ *   plus one `cat-file --batch` fed every blob id at once.
+ * - git is spawned directly (no shell), every path-carrying output is read with `-z`, and refs that
+ *   look like options are refused, so file names and ref names cannot inject anything.
+ * - Repository configuration that would change the output format (relative diffs, signatures,
+ *   ignored submodules, hidden root diffs...) is overridden on the command line.
+ * - Every git failure becomes a `RepositoryError` carrying git's own message and a hint; a ref git
+ *   does not know becomes a `RefNotFoundError`.
+ */
+import { spawn } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { resolve as resolvePath } from "node:path";
+
+import {
+  RefNotFoundError,
+  RepositoryError,
+  type ReadLimits,
+  type SnapshotScope,
+  type TaskRepository,
+} from "../core/port.js";
+import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/types.js";
+
+/** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+/** git looks at this many leading bytes for a NUL to decide a blob is binary; so do we. */
+const BINARY_SNIFF_BYTES = 8000;
+
+const MODE_SYMLINK = "120000";
+const MODE_SUBMODULE = "160000";
+/** The mode git reports for the missing side of an added or deleted file. */
+export const MODE_ABSENT = "000000";
+
+/** A full object id: SHA-1 (40 hex digits) or SHA-256 (64). */
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+const OPEN_HINT = "run taskgate inside a git checkout or pass --repo DIR";
+const GIT_HINT =
+  "Check that the revisions exist locally (fetch them first) and that `git` works in this directory.";
+
+/**
+ * Options passed to git before every subcommand. They pin down the output format against user or
+ * repository configuration:
+ * - `core.quotepath=off`: never escape non-ASCII path bytes (we read `-z` output anyway);
+ * - `diff.relative=false`: paths stay relative to the repository root even when run in a subfolder;
+ * - `log.showRoot=true`: a root commit lists the files it adds;
+ * - `color.ui=false`: no escape codes in anything we parse.
+ */
+const GLOBAL_ARGS: readonly string[] = [
+  "-c",
+  "core.quotepath=off",
+  "-c",
+  "diff.relative=false",
+  "-c",
+  "log.showRoot=true",
+  "-c",
+  "color.ui=false",
+];
+
+export interface GitRepositoryOptions {
+  /** Blobs larger than this many bytes are reported as `oversized` and not read. Default 1 MiB. */
+  readonly maxFileBytes?: number;
+  /**
+   * Called once per git process, just before it is spawned, with its arguments (without the leading
+   * `git` and without the fixed `-c` options). Lets tests and diagnostics count processes.
+   */
+  readonly onSpawn?: (args: readonly string[]) => void;
+}
+
+/** A changed file plus the git file modes on both sides, so callers can spot symlinks (120000). */
+export interface GitChangedFile extends ChangedFile {
+  /** Mode at `base` (`000000` when the file was added). For renames: the mode of `previousPath`. */
+  readonly oldMode: string;
+  /** Mode at `head` (`000000` when the file was removed). */
+  readonly newMode: string;
+}
+
+/** A commit plus the author's e-mail address as recorded in git. */
+export interface GitCommit extends PrCommit {
+  readonly authorEmail: string;
+}
+
+interface GitResult {
+  readonly code: number;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+interface RunOptions {
+  /** Written to git's stdin, which is then closed. */
+  readonly input?: string;
+  /** Exit codes that are not failures. Default: only 0. */
+  readonly okCodes?: readonly number[];
+  /** The refs this command names: a failure about an unknown revision maps to `RefNotFoundError`. */
+  readonly refs?: readonly string[];
+}
+
+export class GitRepository implements TaskRepository {
+  private constructor(
+    /** Absolute path of the directory git runs in (the directory passed to `open`). */
+    readonly dir: string,
+    /** Absolute path of the git directory (`.git`, or the repository itself when bare). */
+    readonly gitDir: string,
+    /** Whether the repository is bare (has no work tree). */
+    readonly bare: boolean,
+    readonly maxFileBytes: number,
+    private readonly onSpawn: ((args: readonly string[]) => void) | undefined,
+  ) {}
+
+  /**
+   * Opens the repository containing `dir` (a work tree, any folder inside one, or a bare
+   * repository). Throws `RepositoryError` when `dir` is missing or not inside a git repository.
+   */
+  static async open(dir: string, options: GitRepositoryOptions = {}): Promise<GitRepository> {
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!Number.isSafeInteger(maxFileBytes) || maxFileBytes < 0) {
+      throw new RangeError(`maxFileBytes must be a non-negative integer, got ${maxFileBytes}`);
+    }
+    const absolute = resolvePath(dir);
+    // Check the folder ourselves: spawning in a missing cwd fails with an ENOENT that reads as if
+    // git itself were missing.
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) {
+      throw new RepositoryError(`directory not found: ${dir}`, OPEN_HINT);
+    }
+    if (!info.isDirectory()) {
+      throw new RepositoryError(`not a directory: ${dir}`, OPEN_HINT);
+    }
+
+    const args = ["rev-parse", "--is-bare-repository", "--absolute-git-dir"];
+    const result = await runGit(absolute, args, { onSpawn: options.onSpawn });
+    if (result.code !== 0) {
+      const detail = firstLine(result.stderr);
+      if (/not a git repository/i.test(result.stderr)) {
+        throw new RepositoryError(`not a git repository: ${dir}`, OPEN_HINT);
+      }
+      throw new RepositoryError(
+        `cannot open the git repository at ${dir}${detail ? `: ${detail}` : ""}`,
+        OPEN_HINT,
+      );
+    }
+    // Output: "true|false\n<git dir>\n". The git dir is the rest, so a newline in it survives.
+    const out = result.stdout.toString("utf8");
+    const newline = out.indexOf("\n");
+    const bare = out.slice(0, newline) === "true";
+    const gitDir = out.slice(newline + 1).replace(/\n$/, "");
+    return new GitRepository(absolute, gitDir, bare, maxFileBytes, options.onSpawn);
+  }
+
+  /** Resolves `ref` to a full commit id; throws `RefNotFoundError` when it names no commit. */
+  async resolve(ref: string): Promise<string> {
+    checkRef(ref);
+    const result = await this.git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
+      okCodes: [0, 1],
+      refs: [ref],
+    });
+    const sha = result.stdout.toString("utf8").trim();
+    if (result.code === 1 || !OBJECT_ID.test(sha)) throw new RefNotFoundError(ref);
+    return sha;
+  }
+
+  /** The best common ancestor of `a` and `b`, or `undefined` when the histories are unrelated. */
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    checkRef(a);
+    checkRef(b);
+    const result = await this.git(["merge-base", a, b], { okCodes: [0, 1], refs: [a, b] });
+    if (result.code === 1) return undefined;
+    return result.stdout.toString("utf8").trim();
+  }
+
+  /**
+   * Reads `rev` (or the part of it `scope` names) with two git processes: one `ls-tree` listing the
+   * entries and one `cat-file --batch` reading every needed blob. Symlinks carry their target,
+   * submodules, binaries and blobs above `maxFileBytes` carry no text. `snapshot.rev` is `rev` as
+   * given. A scope with no paths and no prefixes yields an empty snapshot without running git.
+   */
+  async readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
+    checkRef(rev);
+    const maxFileBytes = limits?.maxFileBytes ?? this.maxFileBytes;
+    const filter = scope === undefined ? undefined : scopeFilter(scope);
+    if (filter !== undefined && filter.pathspecs.length === 0 && !filter.everything) {
+      return { rev, files: new Map() };
+    }
+
+    // `--literal-pathspecs`: scope entries are plain paths, never globs or `:(magic)`.
+    const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
+    if (filter !== undefined && !filter.everything) listArgs.push("--", ...filter.pathspecs);
+    const listing = await this.git(listArgs, { refs: [rev] });
+    const entries = parseLsTree(listing.stdout).filter(
+      (entry) => filter === undefined || filter.matches(entry.path),
+    );
+
+    // Decide what each entry is from its mode and size alone; read only what needs reading.
+    const toRead = new Set<string>();
+    for (const entry of entries) {
+      if (entry.mode === MODE_SUBMODULE || entry.type !== "blob") continue;
+      if (entry.size > maxFileBytes) continue;
+      toRead.add(entry.sha);
+    }
+    const blobs = await this.readBlobs([...toRead]);
+
+    const files = new Map<string, FileEntry>();
+    for (const entry of entries) {
+      files.set(entry.path, classify(entry, blobs.get(entry.sha), maxFileBytes));
+    }
+    return { rev, files };
+  }
+
+  /** One file of `rev`, or `undefined` when the path does not exist there. */
+  async readFile(rev: string, path: string): Promise<FileEntry | undefined> {
+    const snapshot = await this.readSnapshot(rev, { paths: [path], prefixes: [] });
+    return snapshot.files.get(path);
+  }
+
+  /**
+   * Files that differ between the trees of `base` and `head` (a direct two-point diff: pass the
+   * merge base as `base` to get a pull request's changes), renames detected. Copies are reported
+   * as additions. Each entry also carries both file modes.
+   */
+  async changedFiles(base: string, head: string): Promise<GitChangedFile[]> {
+    checkRef(base);
+    checkRef(head);
+    const result = await this.git(
+      ["diff", "--raw", "-z", "-M", "--no-abbrev", "--ignore-submodules=none", base, head, "--"],
+      { refs: [base, head] },
+    );
+    return parseRawDiff(result.stdout);
+  }
+
+  /**
+   * Commits reachable from `head` but not from `base`, oldest first (topological order), each
+   * with its git author name, e-mail and the files it changed (renames listed as delete + add,
+   * i.e. both paths).
+   *
+   * Merge commits list only the files where the merge result differs from *every* parent
+   * (git's combined diff, `-c`): conflict resolutions and changes made in the merge itself. Files a
+   * merge merely brings in from another branch are attributed to the commits that changed them,
+   * not to whoever made the merge. All commits of merged branches are listed (no
+   * `--first-parent`).
+   */
+  async commits(base: string, head: string): Promise<GitCommit[]> {
+    checkRef(base);
+    checkRef(head);
+    const result = await this.git(
+      [
+        "log",
+        "--reverse",
+        "--topo-order",
+        "--no-renames",
+        "--no-show-signature",
+        "--name-only",
+        "-c",
+        "-z",
+        // Two NULs open every commit: a run of empty records can never occur inside a file list
+        // (paths are never empty), so this marker cannot be forged by a file name.
+        "--format=%x00%x00%H%x00%an%x00%ae",
+        // Peel to commits so a tree or blob is an unknown ref rather than silently ignored.
+        `${head}^{commit}`,
+        `^${base}^{commit}`,
+        "--",
+      ],
+      { refs: [base, head] },
+    );
+    return parseLog(result.stdout);
+  }
+
+  /** Reads blobs with one `cat-file --batch` process; returns their contents by object id. */
+  private async readBlobs(shas: readonly string[]): Promise<Map<string, Buffer>> {
+    const blobs = new Map<string, Buffer>();
+    if (shas.length === 0) return blobs;
+    const result = await this.git(["cat-file", "--batch"], { input: `${shas.join("\n")}\n` });
+    const out = result.stdout;
+    let pos = 0;
+    while (pos < out.length) {
+      // Each record: "<sha> <type> <size>\n<content>\n", or "<name> missing\n".
+      const headerEnd = out.indexOf(0x0a, pos);
+      if (headerEnd < 0) throw malformed("cat-file", "truncated header");
+      const header = out.toString("latin1", pos, headerEnd).split(" ");
+      const [sha, type, sizeText] = header;
+      if (sha === undefined || type === "missing" || sizeText === undefined) {
+        throw missingObject(sha ?? "?");
+      }
+      const size = Number(sizeText);
+      const start = headerEnd + 1;
+      const end = start + size;
+      if (!Number.isSafeInteger(size) || end > out.length) {
+        throw malformed("cat-file", "truncated object");
+      }
+      blobs.set(sha, out.subarray(start, end));
+      pos = end + 1; // skip the LF after the content
+    }
+    return blobs;
+  }
+
+  /** Runs git in this repository; a failure (exit code not in `okCodes`) throws. */
+  private async git(args: readonly string[], options: RunOptions = {}): Promise<GitResult> {
+    const result = await runGit(this.dir, args, { onSpawn: this.onSpawn, input: options.input });
+    if ((options.okCodes ?? [0]).includes(result.code)) return result;
+    const missing = unknownRef(result.stderr, options.refs ?? []);
+    if (missing !== undefined) throw new RefNotFoundError(missing);
+    const detail = firstLine(result.stderr) || `exit code ${result.code}`;
+    throw new RepositoryError(
+      `git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${detail}`,
+      GIT_HINT,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process handling
+
+/**
+ * Spawns `git <GLOBAL_ARGS> <args>` in `cwd` without a shell and buffers its whole output (no size
+ * limit, unlike `execFile`'s maxBuffer). Resolves with the exit code; rejects with a
+ * `RepositoryError` only when git cannot be started at all.
+ */
+function runGit(
+  cwd: string,
+  args: readonly string[],
+  options: { onSpawn: ((args: readonly string[]) => void) | undefined; input?: string },
+): Promise<GitResult> {
+  options.onSpawn?.(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", [...GLOBAL_ARGS, ...args], {
+      cwd,
+      env: {
+        ...process.env,
+        GIT_TERMINAL_PROMPT: "0", // never wait for credentials (e.g. a lazy fetch in a partial clone)
+        LC_ALL: "C", // English messages, which `unknownRef` recognises
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+      windowsHide: true,
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "ENOENT"
+          ? new RepositoryError(
+              "git is not installed (no `git` on PATH)",
+              "Install git and make sure it is on PATH.",
+            )
+          : new RepositoryError(`cannot run git: ${error.message}`, GIT_HINT),
+      );
+    });
+    child.on("close", (code, signal) => {
+      resolve({
+        code: code ?? (signal ? 128 : -1),
+        stdout: Buffer.concat(stdout),
+        stderr: Buffer.concat(stderr).toString("utf8"),
+      });
+    });
+    // If git exits before reading all input, the write fails with EPIPE; the exit code and stderr
+    // already tell what went wrong, so the stream error itself is not interesting.
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? ""
+  );
+}
+
+/**
+ * Refuses refs git could take for an option (`--output=x`) or that cannot be passed as an argument.
+ * Such a ref cannot exist, so the error is `RefNotFoundError`.
+ */
+function checkRef(ref: string): void {
+  if (ref === "" || ref.startsWith("-") || ref.includes("\0")) throw new RefNotFoundError(ref);
+}
+
+/**
+ * When git's error says a revision is unknown, returns which of `refs` it was. git names it in the
+ * message: "bad revision 'X'", "Not a valid object name X", "unknown revision or path ... 'X'".
+ */
+function unknownRef(stderr: string, refs: readonly string[]): string | undefined {
+  const match =
+    /bad revision '(.*)'/.exec(stderr) ??
+    /Not a valid (?:object|commit) name (.*)/.exec(stderr) ??
+    /ambiguous argument '(.*)': unknown revision/.exec(stderr) ??
+    /bad object (.*)/.exec(stderr);
+  if (match === null) {
+    // ls-tree on a well-formed but absent object id names nothing.
+    return /not a tree object/.test(stderr) && refs.length === 1 ? refs[0] : undefined;
+  }
+  const named = (match[1] ?? "")
+    .trim()
+    .replace(/^\^/, "")
+    .replace(/\^\{commit\}$/, "");
+  return refs.find((ref) => ref === named) ?? refs.find((ref) => named.includes(ref));
+}
+
+function missingObject(sha: string, path?: string): RepositoryError {
+  return new RepositoryError(
+    `git cannot read object ${sha}${path === undefined ? "" : ` (${path})`}`,
+    "The repository is incomplete or damaged (shallow or partial clone?); fetch the missing objects or run `git fsck`.",
+  );
+}
+
+function malformed(command: string, what: string): RepositoryError {
+  return new RepositoryError(`unexpected output from git ${command}: ${what}`, GIT_HINT);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+
+interface TreeEntry {
+  readonly mode: string;
+  readonly type: string;
+  readonly sha: string;
+  /** Blob size from `ls-tree -l`; 0 for submodules (git prints "-"). */
+  readonly size: number;
+  readonly path: string;
+}
+
+interface ScopeFilter {
+  /** Pathspecs for ls-tree (deduplicated). */
+  readonly pathspecs: string[];
+  /** A prefix names the repository root: read everything. */
+  readonly everything: boolean;
+  /** Exact check applied to ls-tree's output, so the scope means exactly what it says. */
+  readonly matches: (path: string) => boolean;
+}
+
+function scopeFilter(scope: SnapshotScope): ScopeFilter {
+  const paths = new Set(scope.paths.filter((path) => path !== ""));
+  // Prefixes are folders; compare with a trailing "/" so "tasks/a" does not match "tasks/ab.md".
+  const prefixes = [
+    ...new Set(scope.prefixes.map((prefix) => (prefix.endsWith("/") ? prefix : `${prefix}/`))),
+  ];
+  const everything = prefixes.includes("/");
+  return {
+    pathspecs: [...new Set([...paths, ...prefixes])],
+    everything,
+    matches: (path) =>
+      everything || paths.has(path) || prefixes.some((prefix) => path.startsWith(prefix)),
+  };
+}
+
+/** Parses `ls-tree -r -z -l`: "<mode> <type> <sha> <padded size>\t<path>\0" per entry. */
+function parseLsTree(out: Buffer): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  for (const record of out.toString("utf8").split("\0")) {
+    if (record === "") continue;
+    const tab = record.indexOf("\t");
+    const [mode, type, sha, sizeText] = record.slice(0, Math.max(tab, 0)).split(/ +/);
+    if (
+      tab < 0 ||
+      mode === undefined ||
+      type === undefined ||
+      sha === undefined ||
+      sizeText === undefined
+    ) {
+      throw malformed("ls-tree", JSON.stringify(record.slice(0, 80)));
+    }
+    const path = record.slice(tab + 1);
+    // ls-tree -l prints "BAD" when it cannot read the blob to size it.
+    if (sizeText === "BAD") throw missingObject(sha, path);
+    const size = sizeText === "-" ? 0 : Number(sizeText);
+    if (!Number.isSafeInteger(size)) throw malformed("ls-tree", `size ${sizeText}`);
+    entries.push({ mode, type, sha, size, path });
+  }
+  return entries;
+}
+
+function classify(entry: TreeEntry, content: Buffer | undefined, maxFileBytes: number): FileEntry {
+  const { path, size } = entry;
+  if (entry.mode === MODE_SUBMODULE || entry.type === "commit") {
+    return { path, kind: "submodule", size: 0 };
+  }
+  if (entry.mode === MODE_SYMLINK) {
+    // A link target larger than maxFileBytes is absurd; report the link without reading it.
+    return content === undefined
+      ? { path, kind: "symlink", size }
+      : { path, kind: "symlink", size, target: content.toString("utf8") };
+  }
+  if (size > maxFileBytes || content === undefined) return { path, kind: "oversized", size };
+  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, kind: "binary", size };
+  return { path, kind: "file", size, text: content.toString("utf8") };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diffs and logs
+
+/**
+ * Parses `diff --raw -z`: per change, ":<old mode> <new mode> <old sha> <new sha> <status>\0"
+ * followed by one path, or two (source, destination) for renames and copies.
+ */
+function parseRawDiff(out: Buffer): GitChangedFile[] {
+  const tokens = out.toString("utf8").split("\0");
+  const changes: GitChangedFile[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const meta = tokens[i++] ?? "";
+    if (meta === "") continue;
+    const [oldMode, newMode, , , status] = meta.startsWith(":") ? meta.slice(1).split(" ") : [];
+    const letter = status?.[0];
+    const path = tokens[i++];
+    if (
+      oldMode === undefined ||
+      newMode === undefined ||
+      letter === undefined ||
+      path === undefined
+    ) {
+      throw malformed("diff", JSON.stringify(meta.slice(0, 80)));
+    }
+    if (letter === "R" || letter === "C") {
+      const destination = tokens[i++];
+      if (destination === undefined) throw malformed("diff", "rename without destination");
+      changes.push(
+        letter === "R"
+          ? { path: destination, status: "renamed", previousPath: path, oldMode, newMode }
+          : { path: destination, status: "added", oldMode: MODE_ABSENT, newMode },
+      );
+      continue;
+    }
+    const statusName = ({ A: "added", M: "modified", T: "modified", D: "removed" } as const)[
+      letter as "A" | "M" | "T" | "D"
+    ];
+    if (statusName === undefined) throw malformed("diff", `status ${status ?? ""} for ${path}`);
+    changes.push({ path, status: statusName, oldMode, newMode });
+  }
+  return changes;
+}
+
+/**
+ * Parses `log -z --name-only -c --format=%x00%x00%H%x00%an%x00%ae`. Split on NUL, the output is,
+ * per commit:
+ *
+ *   "", "", sha, author name, author e-mail, then the commit's file list
+ *
+ * where the file list is empty, or (ordinary commits) "\n" glued to the first path, then the other
+ * paths; or (merges, combined diff) one "" separator, then the paths. Since paths are never empty,
+ * a run of two or more "" can only be a commit marker.
+ */
+function parseLog(out: Buffer): GitCommit[] {
+  const tokens = out.toString("utf8").split("\0");
+  const commits: GitCommit[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    // Skip to the end of the next run of at least two empty tokens (or stop at end of output).
+    let empties = 0;
+    while (i < tokens.length && tokens[i] === "") {
+      empties++;
+      i++;
+    }
+    if (i >= tokens.length) break;
+    const [sha, author, authorEmail] = [tokens[i], tokens[i + 1], tokens[i + 2]];
+    if (
+      empties < 2 ||
+      sha === undefined ||
+      !OBJECT_ID.test(sha) ||
+      author === undefined ||
+      authorEmail === undefined
+    ) {
+      throw malformed("log", JSON.stringify((tokens[i] ?? "").slice(0, 80)));
+    }
+    i += 3;
+
+    const files: string[] = [];
+    let first = true;
+    while (i < tokens.length) {
+      const token = tokens[i] ?? "";
+      if (token === "") {
+        // A single "" right after the header is a merge's separator; otherwise it (with the ""
+        // after it) is the next commit's marker, or the end of the output.
+        if (!first || tokens[i + 1] === "" || i + 1 >= tokens.length) break;
+        i++;
+        first = false;
+        continue;
+      }
+      // An ordinary commit's list starts with the "\n" git prints between message and diff.
+      const path = first && token.startsWith("\n") ? token.slice(1) : token;
+      if (path !== "") files.push(path);
+      first = false;
+      i++;
+    }
+    commits.push({ sha, author: author === "" ? null : author, authorEmail, files });
+  }
+  return commits;
+}
