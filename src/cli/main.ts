@@ -95,7 +95,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
             : result.known.length > 0
               ? `Known tasks: ${result.known.slice(0, 10).join(", ")}${result.known.length > 10 ? ", …" : ""}.`
               : "The repository has no tasks yet.";
-          return fail(io, json, `${result.configured ? `no task "${id}"` : "taskgate is not configured"} at ${values.ref ?? "HEAD"}`, hint);
+          return fail(
+            io,
+            json,
+            `${result.configured ? `no task "${id}"` : "taskgate is not configured"} at ${values.ref ?? "HEAD"}`,
+            hint,
+          );
         }
         if (json) io.stdout(`${JSON.stringify(result.explanation, null, 2)}\n`);
         else io.stdout(formatExplanation(result.explanation));
@@ -191,5 +196,10 @@ function handleError(io: CliIo, json: boolean, error: unknown): number {
   }
   const message = error instanceof Error ? error.message : String(error);
   if (io.env?.TASKGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
-  return fail(io, json, `unexpected error: ${message}`, "Re-run with TASKGATE_DEBUG=1 for details, and report it if it persists.");
+  return fail(
+    io,
+    json,
+    `unexpected error: ${message}`,
+    "Re-run with TASKGATE_DEBUG=1 for details, and report it if it persists.",
+  );
 }

@@ -2,6 +2,7 @@
  * `--pr PR.json`: a simulated GitHub pull request (author, reviews, commits, permissions, teams) in
  * GitHub's own shapes. Parse and schema errors name the JSON path and the line.
  */
+import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import type { PrInput } from "../core/service.js";
 
@@ -29,7 +30,9 @@ export const PrFileSchema = z.looseObject({
     )
     .optional(),
   permissions: z.record(z.string(), z.enum(["none", "read", "triage", "write", "maintain", "admin"])).optional(),
-  teams: z.record(z.string().regex(/^@[^/\s]+\/[^/\s]+$/, "a team is written @org/team-slug"), z.array(Login)).optional(),
+  teams: z
+    .record(z.string().regex(/^@[^/\s]+\/[^/\s]+$/, "a team is written @org/team-slug"), z.array(Login))
+    .optional(),
 });
 
 export class PrFileError extends Error {
@@ -42,7 +45,8 @@ export class PrFileError extends Error {
   }
 }
 
-const HINT = 'PR.json looks like {"author":"login","reviews":[{"user":{"login":"bob"},"state":"APPROVED","commit_id":"<sha>","submitted_at":"<ISO time>"}],"commits":[],"permissions":{"bob":"write"},"teams":{}}';
+const HINT =
+  'PR.json looks like {"author":"login","reviews":[{"user":{"login":"bob"},"state":"APPROVED","commit_id":"<sha>","submitted_at":"<ISO time>"}],"commits":[],"permissions":{"bob":"write"},"teams":{}}';
 
 export function parsePrFile(text: string, name: string): PrInput {
   let value: unknown;
@@ -50,8 +54,7 @@ export function parsePrFile(text: string, name: string): PrInput {
     value = JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const position = /position (\d+)/.exec(message);
-    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+    const line = lineOfSyntaxError(text, message);
     throw new PrFileError(`${name}${line ? `:${line}` : ""}: invalid JSON (${message})`, HINT);
   }
   const parsed = PrFileSchema.safeParse(value);
@@ -62,6 +65,15 @@ export function parsePrFile(text: string, name: string): PrInput {
     throw new PrFileError(`${name}${line ? `:${line}` : ""}: ${path || "(root)"}: ${issue.message}`, HINT);
   }
   return parsed.data as PrInput;
+}
+
+/** The line of a JSON syntax error: from the engine's position when it gives one, else from a YAML parse. */
+function lineOfSyntaxError(text: string, message: string): number | undefined {
+  const position = /position (\d+)/.exec(message);
+  if (position) return text.slice(0, Number(position[1])).split("\n").length;
+  const counter = new LineCounter();
+  const error = parseDocument(text, { lineCounter: counter }).errors[0];
+  return error ? counter.linePos(error.pos[0]).line : undefined;
 }
 
 /** Best-effort line of a JSON path: the line where the last key of the path appears after its parents. */

@@ -7,14 +7,7 @@
 import type { ApprovalRuleConfig, Config } from "./config.js";
 import type { Permission, PrCommit, PrContext, Review } from "./types.js";
 
-export type Ineligibility =
-  | "author"
-  | "contributor"
-  | "bot"
-  | "not-approver"
-  | "permission"
-  | "stale"
-  | "conflict";
+export type Ineligibility = "author" | "contributor" | "bot" | "not-approver" | "permission" | "stale" | "conflict";
 
 export interface ReviewVerdict {
   readonly login: string;

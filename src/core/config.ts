@@ -59,10 +59,7 @@ const StateOverride = z.union([
   z.null().describe("Remove the state."),
   z.strictObject({
     phase: z.string().optional().describe("The phase this state belongs to (its artifact)."),
-    awaiting: z
-      .boolean()
-      .optional()
-      .describe("The author stops here; the bot writes the next state after approval."),
+    awaiting: z.boolean().optional().describe("The author stops here; the bot writes the next state after approval."),
     edit: z.array(EditScope).optional().describe("What a task in this state may edit: its folder, project files."),
     terminal: z.boolean().optional(),
   }),
@@ -81,10 +78,7 @@ const WorkflowOverride = z
     initial: StateName.optional(),
     states: z.record(StateName, StateOverride).optional(),
     phases: z
-      .record(
-        z.string(),
-        z.union([z.null(), z.strictObject({ artifact: z.string().min(1).nullable().optional() })]),
-      )
+      .record(z.string(), z.union([z.null(), z.strictObject({ artifact: z.string().min(1).nullable().optional() })]))
       .optional()
       .describe("Phase → the artifact file produced in it (null: none)."),
     transitions: z.array(Edge).optional().describe("Edges to add (or to change, matched by from/to)."),
@@ -116,10 +110,7 @@ export const ConfigSchema = z
       })
       .default({ path: "docs/status", commit: "pr" }),
     bot: z.string().min(1).default("taskgate[bot]").describe("The bot identity whose commits count as the bot's."),
-    maintainers: z
-      .array(Principal)
-      .default([])
-      .describe("May change framework files in PRs that touch no task."),
+    maintainers: z.array(Principal).default([]).describe("May change framework files in PRs that touch no task."),
     require_task: z.boolean().default(true).describe("A PR that changes files must touch a task (task-missing)."),
     framework_paths: z
       .array(z.string().min(1))
@@ -167,7 +158,10 @@ export function parseConfig(text: string): ConfigResult {
   }
   const value: unknown = doc.toJS({ maxAliasCount: 100 });
   if (value === null || value === undefined) {
-    return { ok: false, issues: [{ path: "", line: 1, message: "the file is empty; write at least `preset: phases`" }] };
+    return {
+      ok: false,
+      issues: [{ path: "", line: 1, message: "the file is empty; write at least `preset: phases`" }],
+    };
   }
   const parsed = ConfigSchema.safeParse(value);
   if (parsed.success) return { ok: true, config: parsed.data };
@@ -193,7 +187,8 @@ export function defaultConfig(preset: Config["preset"]): Config {
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return `unknown key${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
+  if (issue.code === "unrecognized_keys")
+    return `unknown key${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
   if (issue.code === "invalid_value") return `${issue.message}`;
   return issue.message;
 }

@@ -54,7 +54,14 @@ export function buildReport(findings: Findings, what: string): Report {
 }
 
 export function neutralReport(reason: string): Report {
-  return { conclusion: "neutral", violations: [], pending: [], transitions: [], records: [], summary: `neutral: ${reason}` };
+  return {
+    conclusion: "neutral",
+    violations: [],
+    pending: [],
+    transitions: [],
+    records: [],
+    summary: `neutral: ${reason}`,
+  };
 }
 
 export function configReport(issues: readonly ConfigIssue[], path = ".github/taskgate.yml"): Report {

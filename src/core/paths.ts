@@ -20,6 +20,8 @@ export function frameworkMatcher(config: Config): PathMatcher {
 /** Does a path try to leave the repository or hide behind `.`/`..` segments? */
 export function isSuspiciousPath(path: string): boolean {
   return (
-    path.startsWith("/") || path.includes("\\") || path.split("/").some((part) => part === ".." || part === "." || part === "")
+    path.startsWith("/") ||
+    path.includes("\\") ||
+    path.split("/").some((part) => part === ".." || part === "." || part === "")
   );
 }

@@ -14,7 +14,9 @@ export class ConfigError extends Error {
     readonly issues: readonly ConfigIssue[],
     readonly path: string = CONFIG_PATH,
   ) {
-    super(`${path} is invalid: ${issues.map((issue) => `${issue.path ? `${issue.path}: ` : ""}${issue.message}`).join("; ")}`);
+    super(
+      `${path} is invalid: ${issues.map((issue) => `${issue.path ? `${issue.path}: ` : ""}${issue.message}`).join("; ")}`,
+    );
     this.name = "ConfigError";
   }
 }
@@ -64,7 +66,10 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
   const loaded = await loadConfig(repo, baseSha);
   if (!loaded) return neutralReport(`taskgate is not configured on ${request.base} (no ${CONFIG_PATH})`);
   const mergeBase = (await repo.mergeBase(baseSha, headSha)) ?? baseSha;
-  const [files, gitCommits] = await Promise.all([repo.changedFiles(mergeBase, headSha), repo.commits(mergeBase, headSha)]);
+  const [files, gitCommits] = await Promise.all([
+    repo.changedFiles(mergeBase, headSha),
+    repo.commits(mergeBase, headSha),
+  ]);
   const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
   const scope = loaded.model.prScope(files);
   const limits = { maxFileBytes: loaded.config.limits.max_file_bytes };
@@ -123,4 +128,3 @@ export function buildPrContext(
     teams: input.teams ?? {},
   };
 }
-

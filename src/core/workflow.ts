@@ -38,9 +38,12 @@ export type WorkflowResult = { ok: true; workflow: Workflow } | { ok: false; iss
 export function mergeWorkflow(preset: WorkflowDef, override: WorkflowOverrideConfig | undefined): WorkflowDef {
   if (!override) return preset;
   const states: Record<string, StateDef> = { ...preset.states };
+  const dropped = new Set<string>();
   for (const [name, value] of Object.entries(override.states ?? {})) {
-    if (value === null) delete states[name];
-    else {
+    if (value === null) {
+      delete states[name];
+      dropped.add(name);
+    } else {
       const base = states[name];
       states[name] = {
         ...base,
@@ -61,7 +64,8 @@ export function mergeWorkflow(preset: WorkflowDef, override: WorkflowOverrideCon
   const transitions: EdgeDef[] = [];
   for (const edge of preset.transitions) {
     const key = `${edge.from}\u0000${edge.to}`;
-    if (removed.has(key)) continue;
+    // Removing a state removes the preset's edges that touch it.
+    if (removed.has(key) || dropped.has(edge.from) || dropped.has(edge.to)) continue;
     transitions.push(added.get(key) ?? edge);
     added.delete(key);
   }
@@ -81,7 +85,8 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
   const issues: ConfigIssue[] = [];
   const names = Object.keys(def.states);
   const known = new Set(names);
-  if (!known.has(def.initial)) issues.push({ path: "workflow.initial", message: `unknown initial state "${def.initial}"` });
+  if (!known.has(def.initial))
+    issues.push({ path: "workflow.initial", message: `unknown initial state "${def.initial}"` });
   def.transitions.forEach((edge, index) => {
     for (const end of ["from", "to"] as const) {
       if (!known.has(edge[end])) {
@@ -100,10 +105,14 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
     if (!isPlainFileName(file)) {
       issues.push({ path: `workflow.phases.${phase}.artifact`, message: `"${file}" must be a plain file name` });
     } else if (artifacts.has(file)) {
-      issues.push({ path: `workflow.phases.${phase}.artifact`, message: `"${file}" is already the artifact of ${artifacts.get(file)}` });
+      issues.push({
+        path: `workflow.phases.${phase}.artifact`,
+        message: `"${file}" is already the artifact of ${artifacts.get(file)}`,
+      });
     } else artifacts.set(file, phase);
   }
-  if (!isPlainPath(def.tasksDir)) issues.push({ path: "workflow.tasks_dir", message: `"${def.tasksDir}" must be a relative folder` });
+  if (!isPlainPath(def.tasksDir))
+    issues.push({ path: "workflow.tasks_dir", message: `"${def.tasksDir}" must be a relative folder` });
   if (issues.length > 0) return { ok: false, issues };
 
   const out = new Map<string, EdgeDef[]>(names.map((name) => [name, []]));
@@ -114,13 +123,21 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
   }
   const reachable = reach(def.initial, (state) => out.get(state)!.map((edge) => edge.to));
   for (const name of names) {
-    if (!reachable.has(name)) issues.push({ path: `workflow.states.${name}`, message: `state "${name}" cannot be reached from "${def.initial}"` });
+    if (!reachable.has(name))
+      issues.push({
+        path: `workflow.states.${name}`,
+        message: `state "${name}" cannot be reached from "${def.initial}"`,
+      });
   }
   if (issues.length > 0) return { ok: false, issues };
 
   const dominators = computeDominators(names, def.initial, preds);
   const isBack = (edge: EdgeDef) => dominators.get(edge.from)!.has(edge.to);
-  const forward = (state: string) => out.get(state)!.filter((edge) => !isBack(edge)).map((edge) => edge.to);
+  const forward = (state: string) =>
+    out
+      .get(state)!
+      .filter((edge) => !isBack(edge))
+      .map((edge) => edge.to);
   const all = (state: string) => out.get(state)!.map((edge) => edge.to);
   const artifactOfState = (state: string): string | undefined => {
     const phase = def.states[state]?.phase;
@@ -195,7 +212,11 @@ function reach(start: string, next: (state: string) => readonly string[]): Set<s
 }
 
 /** Iterative dominator sets; the graphs are a few dozen states, so the simple algorithm is plenty. */
-function computeDominators(names: readonly string[], initial: string, preds: Map<string, string[]>): Map<string, Set<string>> {
+function computeDominators(
+  names: readonly string[],
+  initial: string,
+  preds: Map<string, string[]>,
+): Map<string, Set<string>> {
   const dom = new Map<string, Set<string>>();
   for (const name of names) dom.set(name, name === initial ? new Set([initial]) : new Set(names));
   let changed = true;
@@ -255,7 +276,11 @@ function isPlainFileName(name: string): boolean {
 }
 
 function isPlainPath(path: string): boolean {
-  return path.length > 0 && !path.startsWith("/") && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+  return (
+    path.length > 0 &&
+    !path.startsWith("/") &&
+    path.split("/").every((part) => part !== "" && part !== "." && part !== "..")
+  );
 }
 
 function trimSlashes(path: string): string {

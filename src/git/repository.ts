@@ -40,8 +40,7 @@ export const MODE_ABSENT = "000000";
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 const OPEN_HINT = "run taskgate inside a git checkout or pass --repo DIR";
-const GIT_HINT =
-  "Check that the revisions exist locally (fetch them first) and that `git` works in this directory.";
+const GIT_HINT = "Check that the revisions exist locally (fetch them first) and that `git` works in this directory.";
 
 /**
  * Options passed to git before every subcommand. They pin down the output format against user or
@@ -139,10 +138,7 @@ export class GitRepository implements TaskRepository {
       if (/not a git repository/i.test(result.stderr)) {
         throw new RepositoryError(`not a git repository: ${dir}`, OPEN_HINT);
       }
-      throw new RepositoryError(
-        `cannot open the git repository at ${dir}${detail ? `: ${detail}` : ""}`,
-        OPEN_HINT,
-      );
+      throw new RepositoryError(`cannot open the git repository at ${dir}${detail ? `: ${detail}` : ""}`, OPEN_HINT);
     }
     // Output: "true|false\n<git dir>\n". The git dir is the rest, so a newline in it survives.
     const out = result.stdout.toString("utf8");
@@ -191,9 +187,7 @@ export class GitRepository implements TaskRepository {
     const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
     if (filter !== undefined && !filter.everything) listArgs.push("--", ...filter.pathspecs);
     const listing = await this.git(listArgs, { refs: [rev] });
-    const entries = parseLsTree(listing.stdout).filter(
-      (entry) => filter === undefined || filter.matches(entry.path),
-    );
+    const entries = parseLsTree(listing.stdout).filter((entry) => filter === undefined || filter.matches(entry.path));
 
     // Decide what each entry is from its mode and size alone; read only what needs reading.
     const toRead = new Set<string>();
@@ -304,10 +298,7 @@ export class GitRepository implements TaskRepository {
     const missing = unknownRef(result.stderr, options.refs ?? []);
     if (missing !== undefined) throw new RefNotFoundError(missing);
     const detail = firstLine(result.stderr) || `exit code ${result.code}`;
-    throw new RepositoryError(
-      `git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${detail}`,
-      GIT_HINT,
-    );
+    throw new RepositoryError(`git ${args.find((a) => !a.startsWith("-")) ?? ""} failed: ${detail}`, GIT_HINT);
   }
 }
 
@@ -343,10 +334,7 @@ function runGit(
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "ENOENT"
-          ? new RepositoryError(
-              "git is not installed (no `git` on PATH)",
-              "Install git and make sure it is on PATH.",
-            )
+          ? new RepositoryError("git is not installed (no `git` on PATH)", "Install git and make sure it is on PATH.")
           : new RepositoryError(`cannot run git: ${error.message}`, GIT_HINT),
       );
     });
@@ -437,15 +425,12 @@ interface ScopeFilter {
 function scopeFilter(scope: SnapshotScope): ScopeFilter {
   const paths = new Set(scope.paths.filter((path) => path !== ""));
   // Prefixes are folders; compare with a trailing "/" so "tasks/a" does not match "tasks/ab.md".
-  const prefixes = [
-    ...new Set(scope.prefixes.map((prefix) => (prefix.endsWith("/") ? prefix : `${prefix}/`))),
-  ];
+  const prefixes = [...new Set(scope.prefixes.map((prefix) => (prefix.endsWith("/") ? prefix : `${prefix}/`)))];
   const everything = prefixes.includes("/");
   return {
     pathspecs: [...new Set([...paths, ...prefixes])],
     everything,
-    matches: (path) =>
-      everything || paths.has(path) || prefixes.some((prefix) => path.startsWith(prefix)),
+    matches: (path) => everything || paths.has(path) || prefixes.some((prefix) => path.startsWith(prefix)),
   };
 }
 
@@ -456,13 +441,7 @@ function parseLsTree(out: Buffer): TreeEntry[] {
     if (record === "") continue;
     const tab = record.indexOf("\t");
     const [mode, type, sha, sizeText] = record.slice(0, Math.max(tab, 0)).split(/ +/);
-    if (
-      tab < 0 ||
-      mode === undefined ||
-      type === undefined ||
-      sha === undefined ||
-      sizeText === undefined
-    ) {
+    if (tab < 0 || mode === undefined || type === undefined || sha === undefined || sizeText === undefined) {
       throw malformed("ls-tree", JSON.stringify(record.slice(0, 80)));
     }
     const path = record.slice(tab + 1);
@@ -508,12 +487,7 @@ function parseRawDiff(out: Buffer): GitChangedFile[] {
     const [oldMode, newMode, , , status] = meta.startsWith(":") ? meta.slice(1).split(" ") : [];
     const letter = status?.[0];
     const path = tokens[i++];
-    if (
-      oldMode === undefined ||
-      newMode === undefined ||
-      letter === undefined ||
-      path === undefined
-    ) {
+    if (oldMode === undefined || newMode === undefined || letter === undefined || path === undefined) {
       throw malformed("diff", JSON.stringify(meta.slice(0, 80)));
     }
     if (letter === "R" || letter === "C") {
@@ -558,13 +532,7 @@ function parseLog(out: Buffer): GitCommit[] {
     }
     if (i >= tokens.length) break;
     const [sha, author, authorEmail] = [tokens[i], tokens[i + 1], tokens[i + 2]];
-    if (
-      empties < 2 ||
-      sha === undefined ||
-      !OBJECT_ID.test(sha) ||
-      author === undefined ||
-      authorEmail === undefined
-    ) {
+    if (empties < 2 || sha === undefined || !OBJECT_ID.test(sha) || author === undefined || authorEmail === undefined) {
       throw malformed("log", JSON.stringify((tokens[i] ?? "").slice(0, 80)));
     }
     i += 3;

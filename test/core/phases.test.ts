@@ -22,7 +22,11 @@ describe("phases: transitions", () => {
     expect(report.conclusion).toBe("action_required");
     expect(report.violations).toEqual([]);
     expect(report.pending).toHaveLength(1);
-    expect(report.pending[0]).toMatchObject({ code: "approval-required", task: "t1", approvers: ["anyone with write permission"] });
+    expect(report.pending[0]).toMatchObject({
+      code: "approval-required",
+      task: "t1",
+      approvers: ["anyone with write permission"],
+    });
     expect(report.transitions).toEqual([{ task: "t1", from: "research", to: "research:awaiting_approval" }]);
   });
 
@@ -31,6 +35,22 @@ describe("phases: transitions", () => {
     expect(codes(report)).toContain("illegal-transition");
     expect(report.violations[0]).toMatchObject({ path: "tasks/t1/.state", line: 1 });
     expect(report.violations[0]!.hint).toContain("research:awaiting_approval");
+  });
+
+  it("names the next states when no path leads to the new state", () => {
+    const all = {
+      ...SPEC,
+      "BUG_REPORT.md": "b",
+      "ADVERSARIAL_BUG_REPORT.md": "a",
+      "DOC_REVIEW.md": "d",
+      "VERDICT.md": "PASS",
+    };
+    const report = check(task("t1", "complete", all), task("t1", "research", all));
+    expect(report.violations[0]).toMatchObject({
+      code: "illegal-transition",
+      message: "t1 cannot move from complete to research",
+    });
+    expect(report.violations[0]!.hint).toBe("complete is a final state.");
   });
 
   it("accepts a path of several edges when every phase left has its artifact", () => {
@@ -78,34 +98,51 @@ describe("phases: transitions", () => {
 
   it("names an unknown state and suggests the nearest one", () => {
     const report = check(task("t1", "research", SPEC), task("t1", "reserch:awaiting_approval", SPEC));
-    expect(report.violations).toEqual([expect.objectContaining({ code: "state-invalid", path: "tasks/t1/.state", line: 1 })]);
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "state-invalid", path: "tasks/t1/.state", line: 1 }),
+    ]);
     expect(report.violations[0]!.hint).toContain('"research:awaiting_approval"');
   });
 
   it("refuses a .state with several lines, an empty one, and a symlinked one", () => {
     expect(codes(check(task("t1", "new"), { "tasks/t1/.state": "research\nimplement\n" }))).toEqual(["state-invalid"]);
     expect(codes(check(task("t1", "new"), { "tasks/t1/.state": "\n" }))).toEqual(["state-invalid"]);
-    expect(codes(check(task("t1", "new"), { "tasks/t1/.state": { kind: "symlink", target: "../t2/.state" } }))).toEqual([
-      "path-escape",
-    ]);
+    expect(codes(check(task("t1", "new"), { "tasks/t1/.state": { kind: "symlink", target: "../t2/.state" } }))).toEqual(
+      ["path-escape"],
+    );
   });
 });
 
 describe("phases: verdict", () => {
   const done = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d" };
   it("completes only on PASS, the first verdict word", () => {
-    const pass = check(task("t1", "referee", done), task("t1", "complete", { ...done, "VERDICT.md": "Result: PASS (no FAIL found)\n" }));
+    const pass = check(
+      task("t1", "referee", done),
+      task("t1", "complete", { ...done, "VERDICT.md": "Result: PASS (no FAIL found)\n" }),
+    );
     expect(pass.conclusion).toBe("success");
-    const fail = check(task("t1", "referee", done), task("t1", "complete", { ...done, "VERDICT.md": "FAIL, though PASS was close\n" }));
+    const fail = check(
+      task("t1", "referee", done),
+      task("t1", "complete", { ...done, "VERDICT.md": "FAIL, though PASS was close\n" }),
+    );
     expect(codes(fail)).toEqual(["verdict-not-pass"]);
-    const none = check(task("t1", "referee", done), task("t1", "complete", { ...done, "VERDICT.md": "PASSED maybe\n" }));
+    const none = check(
+      task("t1", "referee", done),
+      task("t1", "complete", { ...done, "VERDICT.md": "PASSED maybe\n" }),
+    );
     expect(codes(none)).toEqual(["verdict-not-pass"]);
   });
 
   it("sends FAIL and NEEDS_REVIEW to human_intervention, never PASS", () => {
-    const review = check(task("t1", "referee", done), task("t1", "human_intervention", { ...done, "VERDICT.md": "NEEDS_REVIEW\n" }));
+    const review = check(
+      task("t1", "referee", done),
+      task("t1", "human_intervention", { ...done, "VERDICT.md": "NEEDS_REVIEW\n" }),
+    );
     expect(review.conclusion).toBe("success");
-    const pass = check(task("t1", "referee", done), task("t1", "human_intervention", { ...done, "VERDICT.md": "PASS\n" }));
+    const pass = check(
+      task("t1", "referee", done),
+      task("t1", "human_intervention", { ...done, "VERDICT.md": "PASS\n" }),
+    );
     expect(codes(pass)).toEqual(["illegal-transition"]);
   });
 
@@ -120,7 +157,14 @@ describe("phases: verdict", () => {
     const approved = check(base, head, { reviews: [approve("bob")], permissions: WRITE });
     expect(approved.conclusion).toBe("success");
     expect(approved.records).toEqual([
-      { task: "t1", from: "human_intervention", to: "implement", by: "bob", kind: "approve", at: "2026-11-01T10:00:00Z" },
+      {
+        task: "t1",
+        from: "human_intervention",
+        to: "implement",
+        by: "bob",
+        kind: "approve",
+        at: "2026-11-01T10:00:00Z",
+      },
     ]);
   });
 });
@@ -128,7 +172,9 @@ describe("phases: verdict", () => {
 describe("phases: artifacts", () => {
   it("forbids an artifact of a later phase", () => {
     const report = check(task("t1", "research", SPEC), task("t1", "research", { ...SPEC, "BUG_REPORT.md": "early\n" }));
-    expect(report.violations).toEqual([expect.objectContaining({ code: "artifact-forbidden", path: "tasks/t1/BUG_REPORT.md" })]);
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "artifact-forbidden", path: "tasks/t1/BUG_REPORT.md" }),
+    ]);
   });
 
   it("refuses an empty artifact", () => {
@@ -145,10 +191,17 @@ describe("phases: artifacts", () => {
   });
 
   it("allows earlier artifacts after a rework loop through human_intervention", () => {
-    const all = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d", "VERDICT.md": "FAIL" };
+    const all = {
+      ...SPEC,
+      "BUG_REPORT.md": "b",
+      "ADVERSARIAL_BUG_REPORT.md": "a",
+      "DOC_REVIEW.md": "d",
+      "VERDICT.md": "FAIL",
+    };
     const looped = snapshot({
       ...task("t1", "implement", all),
-      "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\nhuman_intervention:approved|2026-02-01T00:00:00Z|bob\n",
+      "tasks/t1/.state.approvals":
+        "research:approved|2026-01-01T00:00:00Z|bob\nhuman_intervention:approved|2026-02-01T00:00:00Z|bob\n",
       ".github/taskgate.yml": "preset: phases\n",
     });
     expect(audit(cfg, looped).violations).toEqual([]);
@@ -242,8 +295,14 @@ describe("phases: approvals log", () => {
   });
 
   it("refuses a rewritten log", () => {
-    const withLine = { ...task("t1", "design", SPEC), "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\n" };
-    const rewritten = { ...task("t1", "design", SPEC), "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|eve\n" };
+    const withLine = {
+      ...task("t1", "design", SPEC),
+      "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\n",
+    };
+    const rewritten = {
+      ...task("t1", "design", SPEC),
+      "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|eve\n",
+    };
     const report = check(withLine, rewritten);
     expect(report.violations).toContainEqual(
       expect.objectContaining({ code: "history-rewritten", path: "tasks/t1/.state.approvals", line: 1 }),
@@ -253,7 +312,10 @@ describe("phases: approvals log", () => {
   });
 
   it("names a garbled line with its line number", () => {
-    const head = { ...task("t1", "research", SPEC), "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\nlooks good to me\n" };
+    const head = {
+      ...task("t1", "research", SPEC),
+      "tasks/t1/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\nlooks good to me\n",
+    };
     const report = check(task("t1", "research", SPEC), head);
     expect(report.violations).toContainEqual(
       expect.objectContaining({ code: "state-invalid", path: "tasks/t1/.state.approvals", line: 2 }),
@@ -292,7 +354,9 @@ describe("phases: edit scope", () => {
       { ...task("t1", "implement", SPEC), ".github/workflows/ci.yml": "a" },
       { ...task("t1", "implement", { ...SPEC, "x.md": "x" }), ".github/workflows/ci.yml": "b" },
     );
-    expect(report.violations).toEqual([expect.objectContaining({ code: "out-of-scope", path: ".github/workflows/ci.yml" })]);
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "out-of-scope", path: ".github/workflows/ci.yml" }),
+    ]);
   });
 
   it("reports task-missing for a PR that touches no task", () => {
@@ -306,7 +370,12 @@ describe("phases: edit scope", () => {
     expect(framework.conclusion).toBe("success");
     const project = check({ "src/app.ts": "a" }, { "src/app.ts": "b" }, {}, conf);
     expect(codes(project)).toEqual(["task-missing"]);
-    const other = check({ ".github/workflows/ci.yml": "a" }, { ".github/workflows/ci.yml": "b" }, { author: "mallory" }, conf);
+    const other = check(
+      { ".github/workflows/ci.yml": "a" },
+      { ".github/workflows/ci.yml": "b" },
+      { author: "mallory" },
+      conf,
+    );
     expect(codes(other)).toEqual(["task-missing"]);
   });
 
@@ -348,28 +417,47 @@ describe("review-as-approval", () => {
     const report = judge({ reviews: [approve("bob")], permissions: WRITE });
     expect(report.conclusion).toBe("success");
     expect(report.records).toEqual([
-      { task: "t1", from: "research:awaiting_approval", to: "research:approved", by: "bob", kind: "approve", at: "2026-11-01T10:00:00Z" },
+      {
+        task: "t1",
+        from: "research:awaiting_approval",
+        to: "research:approved",
+        by: "bob",
+        kind: "approve",
+        at: "2026-11-01T10:00:00Z",
+      },
     ]);
   });
 
   it("takes each reviewer's latest decision; comments do not cancel", () => {
     const cancelled = judge({
-      reviews: [approve("bob", "c1", "2026-11-01T10:00:00Z"), approve("bob", "c1", "2026-11-01T11:00:00Z", "CHANGES_REQUESTED")],
+      reviews: [
+        approve("bob", "c1", "2026-11-01T10:00:00Z"),
+        approve("bob", "c1", "2026-11-01T11:00:00Z", "CHANGES_REQUESTED"),
+      ],
       permissions: WRITE,
     });
     expect(cancelled.records).toEqual([]);
     const dismissed = judge({
-      reviews: [approve("bob", "c1", "2026-11-01T10:00:00Z"), approve("bob", "c1", "2026-11-01T11:00:00Z", "DISMISSED")],
+      reviews: [
+        approve("bob", "c1", "2026-11-01T10:00:00Z"),
+        approve("bob", "c1", "2026-11-01T11:00:00Z", "DISMISSED"),
+      ],
       permissions: WRITE,
     });
     expect(dismissed.records).toEqual([]);
     const comment = judge({
-      reviews: [approve("bob", "c1", "2026-11-01T10:00:00Z"), approve("bob", "c1", "2026-11-01T11:00:00Z", "COMMENTED")],
+      reviews: [
+        approve("bob", "c1", "2026-11-01T10:00:00Z"),
+        approve("bob", "c1", "2026-11-01T11:00:00Z", "COMMENTED"),
+      ],
       permissions: WRITE,
     });
     expect(comment.records).toHaveLength(1);
     const outOfOrder = judge({
-      reviews: [approve("bob", "c1", "2026-11-01T12:00:00Z"), approve("bob", "c1", "2026-11-01T11:00:00Z", "CHANGES_REQUESTED")],
+      reviews: [
+        approve("bob", "c1", "2026-11-01T12:00:00Z"),
+        approve("bob", "c1", "2026-11-01T11:00:00Z", "CHANGES_REQUESTED"),
+      ],
       permissions: WRITE,
     });
     expect(outOfOrder.records).toHaveLength(1);
@@ -387,8 +475,13 @@ describe("review-as-approval", () => {
     });
     expect(contributor.records).toEqual([]);
     expect(contributor.pending[0]!.message).toContain("dave pushed commits");
-    expect(judge({ reviews: [{ ...approve("ci"), user: { login: "ci", type: "Bot" } }], permissions: { ci: "admin" } }).records).toEqual([]);
-    expect(judge({ reviews: [approve("renovate[bot]")], permissions: { "renovate[bot]": "admin" } }).records).toEqual([]);
+    expect(
+      judge({ reviews: [{ ...approve("ci"), user: { login: "ci", type: "Bot" } }], permissions: { ci: "admin" } })
+        .records,
+    ).toEqual([]);
+    expect(judge({ reviews: [approve("renovate[bot]")], permissions: { "renovate[bot]": "admin" } }).records).toEqual(
+      [],
+    );
   });
 
   it("honours allow_author and allow_contributor", () => {
@@ -415,7 +508,8 @@ describe("review-as-approval", () => {
     expect(judge({ reviews: [approve("bob")], permissions: WRITE }, conf).records).toHaveLength(1);
     expect(judge({ reviews: [approve("erin")], permissions: { erin: "write" } }, conf).records).toHaveLength(1);
     expect(
-      judge({ reviews: [approve("fay")], permissions: { fay: "write" }, teams: { "@acme/leads": ["Fay"] } }, conf).records,
+      judge({ reviews: [approve("fay")], permissions: { fay: "write" }, teams: { "@acme/leads": ["Fay"] } }, conf)
+        .records,
     ).toHaveLength(1);
     const outsider = judge({ reviews: [approve("gus")], permissions: { gus: "admin" } }, conf);
     expect(outsider.records).toEqual([]);
@@ -435,7 +529,13 @@ describe("review-as-approval", () => {
     const one = judge({ reviews: [approve("bob")], permissions: { bob: "write", erin: "write" } }, conf);
     expect(one.conclusion).toBe("action_required");
     expect(one.pending[0]!.message).toContain("1 of 2");
-    const two = judge({ reviews: [approve("bob"), approve("erin", "c1", "2026-11-01T10:05:00Z")], permissions: { bob: "write", erin: "write" } }, conf);
+    const two = judge(
+      {
+        reviews: [approve("bob"), approve("erin", "c1", "2026-11-01T10:05:00Z")],
+        permissions: { bob: "write", erin: "write" },
+      },
+      conf,
+    );
     expect(two.records).toEqual([expect.objectContaining({ by: "bob,erin" })]);
   });
 
@@ -456,10 +556,18 @@ describe("review-as-approval", () => {
     expect(stale.pending[0]!.message).toContain("changed t1 after bob reviewed");
     const fresh = evaluate(cfg, base2, head2, pullRequest(base2, head2, spec(["tasks/t2/SPEC.md"])));
     expect(fresh.records).toHaveLength(1);
-    const botPush = evaluate(cfg, base2, head2, pullRequest(base2, head2, { ...spec([]), commits: [
-      { sha: "c1", author: "carol", files: ["tasks/t1/.state"] },
-      { sha: "c2", author: "taskgate[bot]", files: ["tasks/t1/SPEC.md"] },
-    ] }));
+    const botPush = evaluate(
+      cfg,
+      base2,
+      head2,
+      pullRequest(base2, head2, {
+        ...spec([]),
+        commits: [
+          { sha: "c1", author: "carol", files: ["tasks/t1/.state"] },
+          { sha: "c2", author: "taskgate[bot]", files: ["tasks/t1/SPEC.md"] },
+        ],
+      }),
+    );
     expect(botPush.records).toHaveLength(1);
     const off = config("preset: phases\napprovals:\n  invalidate_on_push: false\n");
     expect(evaluate(off, base2, head2, pullRequest(base2, head2, spec(["tasks/t1/SPEC.md"]))).records).toHaveLength(1);
@@ -502,9 +610,12 @@ describe("phases: audit", () => {
   it("requires the artifact of an optional phase known from its approval line", () => {
     const report = audited({
       ...task("t", "implement", SPEC),
-      "tasks/t/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\ndesign:approved|2026-01-02T00:00:00Z|bob\n",
+      "tasks/t/.state.approvals":
+        "research:approved|2026-01-01T00:00:00Z|bob\ndesign:approved|2026-01-02T00:00:00Z|bob\n",
     });
-    expect(report.violations).toEqual([expect.objectContaining({ code: "artifact-missing", path: "tasks/t/DESIGN.md" })]);
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "artifact-missing", path: "tasks/t/DESIGN.md" }),
+    ]);
   });
 
   it("flags a task past a gate with no approval line", () => {
@@ -513,8 +624,17 @@ describe("phases: audit", () => {
   });
 
   it("flags a completed task whose verdict is not PASS", () => {
-    const all = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d", "VERDICT.md": "FAIL" };
-    const report = audited({ ...task("t", "complete", all), "tasks/t/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\n" });
+    const all = {
+      ...SPEC,
+      "BUG_REPORT.md": "b",
+      "ADVERSARIAL_BUG_REPORT.md": "a",
+      "DOC_REVIEW.md": "d",
+      "VERDICT.md": "FAIL",
+    };
+    const report = audited({
+      ...task("t", "complete", all),
+      "tasks/t/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\n",
+    });
     expect(report.violations).toEqual([expect.objectContaining({ code: "verdict-not-pass" })]);
   });
 

@@ -79,11 +79,7 @@ beforeAll(async () => {
   await write(repoDir, "tasks/T-1/spec.md", "Spec of T-1\n");
   await write(repoDir, "tasks/T-2/.state", "done\n");
   await write(repoDir, "tasks/T-10/.state", "new\n");
-  await write(
-    repoDir,
-    "docs/deep/nested/guide.md",
-    "A guide long enough to be recognised after a move.\n",
-  );
+  await write(repoDir, "docs/deep/nested/guide.md", "A guide long enough to be recognised after a move.\n");
   await write(repoDir, "has space.md", "space\n");
   await write(repoDir, "ünïcödé ✓.md", "unicode\n");
   await write(repoDir, NEWLINE_NAME, "newline\n");
@@ -158,9 +154,7 @@ describe("GitRepository.open", () => {
       name: "RepositoryError",
       message: `directory not found: ${missing}`,
     });
-    await expect(GitRepository.open(join(repoDir, "README.md"))).rejects.toBeInstanceOf(
-      RepositoryError,
-    );
+    await expect(GitRepository.open(join(repoDir, "README.md"))).rejects.toBeInstanceOf(RepositoryError);
   });
 });
 
@@ -243,10 +237,7 @@ describe("readSnapshot", () => {
       "tasks/T-1/spec.md",
       "ünïcödé ✓.md",
     ]);
-    expect(spawns.map((args) => args.find((a) => !a.startsWith("-")))).toEqual([
-      "ls-tree",
-      "cat-file",
-    ]);
+    expect(spawns.map((args) => args.find((a) => !a.startsWith("-")))).toEqual(["ls-tree", "cat-file"]);
   });
 
   it("treats scope entries literally, never as globs or pathspec magic", async () => {
@@ -310,9 +301,7 @@ describe("readSnapshot", () => {
 
   it("throws RefNotFoundError for an unknown revision", async () => {
     const repo = await GitRepository.open(repoDir);
-    await expect(repo.readSnapshot("no-such-branch")).rejects.toThrow(
-      new RefNotFoundError("no-such-branch"),
-    );
+    await expect(repo.readSnapshot("no-such-branch")).rejects.toThrow(new RefNotFoundError("no-such-branch"));
     await expect(repo.readSnapshot("1".repeat(40))).rejects.toBeInstanceOf(RefNotFoundError);
   });
 });
@@ -360,10 +349,7 @@ describe("changedFiles", () => {
     const head = commitAll(dir, "two");
     git(dir, ["config", "diff.relative", "true"]);
     const repo = await GitRepository.open(join(dir, "sub"));
-    expect((await repo.changedFiles(base, head)).map((c) => c.path)).toEqual([
-      "other/b.md",
-      "sub/a.md",
-    ]);
+    expect((await repo.changedFiles(base, head)).map((c) => c.path)).toEqual(["other/b.md", "sub/a.md"]);
     expect((await repo.commits(base, head))[0]?.files).toEqual(["other/b.md", "sub/a.md"]);
   });
 
@@ -396,11 +382,7 @@ describe("commits", () => {
     expect(commits.map((c) => c.authorEmail)).toEqual(["bob@example.com", "carol@example.com"]);
     expect(commits[0]?.sha).toBe(git(repoDir, ["rev-parse", "feature~1"]));
     expect(commits[1]?.sha).toBe(git(repoDir, ["rev-parse", "feature"]));
-    expect(commits[0]?.files?.slice().sort()).toEqual([
-      "tasks/T-1/.state",
-      "tasks/T-2/.state",
-      "tasks/T-3/.state",
-    ]);
+    expect(commits[0]?.files?.slice().sort()).toEqual(["tasks/T-1/.state", "tasks/T-2/.state", "tasks/T-3/.state"]);
     // Renames are listed as both paths.
     expect(commits[1]?.files?.slice().sort()).toEqual([
       "docs/deep/nested/guide.md",
@@ -467,9 +449,7 @@ describe("refs", () => {
     await expect(repo.commits("main", "nope")).rejects.toThrow(new RefNotFoundError("nope"));
     await expect(repo.mergeBase("main", "nope")).rejects.toThrow(new RefNotFoundError("nope"));
     // A blob is not a commit.
-    await expect(repo.commits("main:README.md", "main")).rejects.toThrow(
-      new RefNotFoundError("main:README.md"),
-    );
+    await expect(repo.commits("main:README.md", "main")).rejects.toThrow(new RefNotFoundError("main:README.md"));
   });
 
   it("refuses refs that look like options without running git", async () => {

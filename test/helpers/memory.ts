@@ -10,7 +10,8 @@ export function snapshot(files: Record<string, FileSpec>, rev = "mem"): Snapshot
   const map = new Map<string, FileEntry>();
   for (const [path, spec] of Object.entries(files)) {
     if (typeof spec === "string") map.set(path, { path, kind: "file", size: Buffer.byteLength(spec), text: spec });
-    else if (spec.kind === "symlink") map.set(path, { path, kind: "symlink", size: spec.target.length, target: spec.target });
+    else if (spec.kind === "symlink")
+      map.set(path, { path, kind: "symlink", size: spec.target.length, target: spec.target });
     else map.set(path, { path, kind: spec.kind, size: spec.size });
   }
   return { rev, files: map };
@@ -66,7 +67,12 @@ export function config(yaml?: string): Config {
 }
 
 /** A phases task folder: `.state` plus the given files. */
-export function task(id: string, state: string, files: Record<string, FileSpec> = {}, dir = "tasks"): Record<string, FileSpec> {
+export function task(
+  id: string,
+  state: string,
+  files: Record<string, FileSpec> = {},
+  dir = "tasks",
+): Record<string, FileSpec> {
   const out: Record<string, FileSpec> = { [`${dir}/${id}/.state`]: `${state}\n` };
   for (const [name, spec] of Object.entries(files)) out[`${dir}/${id}/${name}`] = spec;
   return out;

@@ -2,7 +2,15 @@
  * The `phases` model: judges pull requests and revisions of a repository that keeps one folder per
  * task under the tasks dir (seed workflow: research → … → referee → complete).
  */
-import { ApprovalJudge, describeApprovers, gatePolicy, lower, principalMatcher, type ApprovalSubject, type GateJudgement } from "../approval.js";
+import {
+  ApprovalJudge,
+  describeApprovers,
+  gatePolicy,
+  lower,
+  principalMatcher,
+  type ApprovalSubject,
+  type GateJudgement,
+} from "../approval.js";
 import { CONFIG_PATH, parseConfig, type Config } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
 import { frameworkMatcher } from "../paths.js";
@@ -120,8 +128,13 @@ function evaluatePhases(
   for (const plan of plans) for (const scope of plan.scopes) scopes.add(scope);
   const projectAllowed = scopes.has("project");
   for (const plan of plans) {
-    judgeTask(config, workflow, judge, plan, findings, (path) =>
-      path.startsWith(`${plan.dir}/`) || (projectAllowed && project.includes(path)),
+    judgeTask(
+      config,
+      workflow,
+      judge,
+      plan,
+      findings,
+      (path) => path.startsWith(`${plan.dir}/`) || (projectAllowed && project.includes(path)),
     );
   }
 
@@ -480,7 +493,12 @@ function explainTask(config: Config, workflow: Workflow, task: PhasesTask, probl
     }
     const leaving = phase ? workflow.def.phases[phase] : null;
     if (leaving && workflow.state(edge.to)?.awaiting && !task.files.has(leaving)) needs.push(leaving);
-    if (edge.verdict) needs.push(edge.verdict === "pass" ? `${workflow.def.verdict.file} saying PASS` : `${workflow.def.verdict.file} saying FAIL or NEEDS_REVIEW`);
+    if (edge.verdict)
+      needs.push(
+        edge.verdict === "pass"
+          ? `${workflow.def.verdict.file} saying PASS`
+          : `${workflow.def.verdict.file} saying FAIL or NEEDS_REVIEW`,
+      );
     if (edge.gate) {
       const policy = gatePolicy(config, workflow.gatePhase(edge));
       const who = describeApprovers(policy);

@@ -25,7 +25,8 @@ export function readVerdict(workflow: Workflow, task: PhasesTask): Verdict {
   }
   const words = [pass, ...fail].map(escapeRegExp).join("|");
   const match = new RegExp(`(?<![A-Za-z0-9_])(${words})(?![A-Za-z0-9_])`).exec(entry.text);
-  if (!match) return { word: undefined, pass: false, problem: `${task.dir}/${file} says none of ${[pass, ...fail].join(", ")}` };
+  if (!match)
+    return { word: undefined, pass: false, problem: `${task.dir}/${file} says none of ${[pass, ...fail].join(", ")}` };
   return { word: match[1]!, pass: match[1] === pass, problem: "" };
 }
 

@@ -113,7 +113,10 @@ function parseState(workflow: Workflow, id: string, entry: FileEntry): string | 
       hint: "Write the state name into .state as a regular text file.",
     });
   }
-  const lines = entry.text.replace(/^\uFEFF/, "").replace(/\s+$/, "").split(/\r?\n/);
+  const lines = entry.text
+    .replace(/^\uFEFF/, "")
+    .replace(/\s+$/, "")
+    .split(/\r?\n/);
   const value = (lines[0] ?? "").trim();
   if (lines.length > 1) {
     return violation("state-invalid", {
@@ -168,7 +171,10 @@ function parseApprovals(
   const gatePhases = new Set(
     workflow.def.transitions.filter((edge) => edge.gate).map((edge) => workflow.gatePhase(edge)),
   );
-  const lines = entry.text.replace(/^\uFEFF/, "").split("\n").map((line) => line.replace(/\r$/, ""));
+  const lines = entry.text
+    .replace(/^\uFEFF/, "")
+    .split("\n")
+    .map((line) => line.replace(/\r$/, ""));
   if (lines.at(-1) === "") lines.pop();
   const approvals: ApprovalLine[] = [];
   const problems: Violation[] = [];
