@@ -21,10 +21,10 @@ export function formatReport(report: Report, title: string): string {
     for (const item of report.pending) out.push(formatItem(item));
   }
   for (const move of report.transitions) {
-    out.push(`moved: ${move.task} ${move.from ?? "(created)"} -> ${move.to ?? "(deleted)"}`);
+    out.push(`moved: ${move.task} ${move.from ?? "(created)"} → ${move.to ?? "(deleted)"}`);
   }
   for (const record of report.records) {
-    out.push(`to record: ${record.task} ${record.from} -> ${record.to} (${record.kind} by ${record.by})`);
+    out.push(`to record: ${record.task} ${record.from} → ${record.to} (${record.kind} by ${record.by})`);
   }
   out.push(
     `${report.conclusion}: ${report.violations.length} violation(s), ${report.pending.length} pending approval(s)` +
@@ -40,7 +40,7 @@ export function formatExplanation(explanation: Explanation): string {
   else {
     out.push("  next:");
     for (const step of explanation.next) {
-      out.push(`    -> ${step.to}${step.needs.length > 0 ? ` (needs ${step.needs.join("; ")})` : ""}`);
+      out.push(`    → ${step.to}${step.needs.length > 0 ? ` (needs ${step.needs.join("; ")})` : ""}`);
     }
   }
   if (explanation.approvers.length > 0) out.push(`  who may approve: ${explanation.approvers.join(", ")}`);

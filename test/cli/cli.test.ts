@@ -52,13 +52,18 @@ describe("taskgate check", () => {
 
   it("exits 1 on violations, one line per problem with file:line and a hint", async () => {
     const repo = baseRepo();
-    branch(repo, "pr", { "tasks/login/.state": "implement\n", ".github/workflows/ci.yml": "on: push\n" });
+    branch(repo, "pr", {
+      "tasks/login/.state": "implement\n",
+      ".github/workflows/ci.yml": "on: push\n",
+      "src/app.ts": "export const app = 2;\n",
+    });
     const run = await runCli(["check", "--repo", repo.dir, "--base", "main", "--head", "pr"], tmpdir());
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("tasks/login/.state:1: illegal-transition: login moved past the research gate");
     expect(run.stdout).toContain(".github/workflows/ci.yml: out-of-scope:");
     expect(run.stdout).toMatch(/\n {4}hint: Stop at research:awaiting_approval and request a review/);
-    expect(run.stdout).toContain("failure: 2 violation(s)");
+    expect(run.stdout).toContain("src/app.ts: out-of-scope:");
+    expect(run.stdout).toContain("failure: 3 violation(s)");
   });
 
   it("exits 3 when only approvals are pending, and prints exactly the JSON contract", async () => {
@@ -285,7 +290,7 @@ describe("taskgate explain", () => {
     const run = await runCli(["explain", "login"], repo.dir);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("state: research:awaiting_approval");
-    expect(run.stdout).toContain("-> research:approved (needs 1 approving review(s) from bob or @acme/leads");
+    expect(run.stdout).toContain("→ research:approved (needs 1 approving review(s) from bob or @acme/leads");
     expect(run.stdout).toContain("who may approve: bob, @acme/leads");
   });
 

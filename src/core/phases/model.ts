@@ -122,20 +122,25 @@ function evaluatePhases(
   }
 
   // Project files count against a task's scope; they also make its approvals stale when pushed later.
-  const scopes = new Set<EditScope>();
   const tasks = [...touched].sort();
   const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id)));
-  for (const plan of plans) for (const scope of plan.scopes) scopes.add(scope);
-  const projectAllowed = scopes.has("project");
+  const reachesProject = plans.some((plan) => plan.scopes.includes("project"));
+  // The edit scope a PR earns comes from legal moves only: an illegal jump to `implement` does not
+  // open project files.
+  let projectAllowed = false;
   for (const plan of plans) {
+    const before = findings.violations.length;
     judgeTask(
       config,
       workflow,
       judge,
       plan,
       findings,
-      (path) => path.startsWith(`${plan.dir}/`) || (projectAllowed && project.includes(path)),
+      (path) => path.startsWith(`${plan.dir}/`) || (reachesProject && project.includes(path)),
     );
+    const legal = !findings.violations.slice(before).some((item) => MOVE_CODES.has(item.code));
+    const earned = legal ? plan.scopes : plan.before.state ? workflow.editScope(plan.before.state) : [];
+    if (earned.includes("project")) projectAllowed = true;
   }
 
   if (tasks.length > 0) {
@@ -183,6 +188,19 @@ function evaluatePhases(
   }
   return findings;
 }
+
+/** Findings that make a task's move illegal as a whole. */
+const MOVE_CODES = new Set<string>([
+  "illegal-transition",
+  "approval-forged",
+  "approval-self",
+  "approval-stale",
+  "verdict-not-pass",
+  "state-invalid",
+  "task-deleted",
+  "task-untracked",
+  "task-invalid-id",
+]);
 
 interface TaskPlan {
   readonly id: string;
