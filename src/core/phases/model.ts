@@ -52,6 +52,16 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
     audit(snapshot) {
       const findings = emptyFindings();
       const index = indexTasks(snapshot, tasksDir);
+      for (const entry of index.loose) {
+        if (entry.kind !== "symlink") continue;
+        findings.violations.push(
+          violation("path-escape", {
+            path: entry.path,
+            message: `${entry.path} is a symlink${entry.target ? ` to ${entry.target}` : ""} in the tasks folder`,
+            hint: `Task folders are real folders under ${tasksDir}/; remove the link.`,
+          }),
+        );
+      }
       for (const id of [...index.tasks.keys()].sort()) {
         findings.violations.push(...auditTask(workflow, id, index.tasks.get(id)));
       }
