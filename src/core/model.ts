@@ -35,6 +35,8 @@ export interface WorkflowModel {
   readonly name: "phases" | "board";
   /** The parts of base and head a PR evaluation needs, given the changed files. */
   prScope(files: readonly ChangedFile[]): SnapshotScope;
+  /** The part of a revision an audit, a render or an explanation reads (never project files). */
+  auditScope(): SnapshotScope;
   evaluate(base: Snapshot, head: Snapshot, pr: PrContext): Findings;
   audit(snapshot: Snapshot): Findings;
   /** `undefined` when the task does not exist at this revision. */

@@ -85,7 +85,9 @@ export async function auditRevision(repo: TaskRepository, ref: string): Promise<
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${CONFIG_PATH})`);
-  const snapshot = await repo.readSnapshot(sha, undefined, { maxFileBytes: loaded.config.limits.max_file_bytes });
+  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
+    maxFileBytes: loaded.config.limits.max_file_bytes,
+  });
   return audit(loaded.config, { ...snapshot, rev: ref });
 }
 
@@ -97,7 +99,7 @@ export async function explainTask(repo: TaskRepository, ref: string, task: strin
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return { found: false, known: [], configured: false };
-  const snapshot: Snapshot = await repo.readSnapshot(sha, undefined, {
+  const snapshot: Snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
     maxFileBytes: loaded.config.limits.max_file_bytes,
   });
   const explanation = loaded.model.explain(snapshot, task);

@@ -45,6 +45,10 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
       return { paths: [CONFIG_PATH], prefixes };
     },
 
+    auditScope(): SnapshotScope {
+      return { paths: [CONFIG_PATH], prefixes: [`${tasksDir}/`] };
+    },
+
     evaluate(base, head, pr) {
       return evaluatePhases(config, workflow, isFramework, touchedTasks(pr.files), base, head, pr);
     },

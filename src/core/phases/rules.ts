@@ -23,11 +23,24 @@ export function readVerdict(workflow: Workflow, task: PhasesTask): Verdict {
   if (entry.kind !== "file" || entry.text === undefined) {
     return { word: undefined, pass: false, problem: `${task.dir}/${file} is ${describeKind(entry)}` };
   }
-  const words = [pass, ...fail].map(escapeRegExp).join("|");
-  const match = new RegExp(`(?<![A-Za-z0-9_])(${words})(?![A-Za-z0-9_])`).exec(entry.text);
+  const match = verdictPattern(workflow).exec(entry.text);
   if (!match)
     return { word: undefined, pass: false, problem: `${task.dir}/${file} says none of ${[pass, ...fail].join(", ")}` };
   return { word: match[1]!, pass: match[1] === pass, problem: "" };
+}
+
+const verdictPatterns = new WeakMap<Workflow, RegExp>();
+
+/** Whole-word match of the verdict words, built once per workflow. */
+function verdictPattern(workflow: Workflow): RegExp {
+  let pattern = verdictPatterns.get(workflow);
+  if (!pattern) {
+    const { pass, fail } = workflow.def.verdict;
+    const words = [pass, ...fail].map(escapeRegExp).join("|");
+    pattern = new RegExp(`(?<![A-Za-z0-9_])(${words})(?![A-Za-z0-9_])`);
+    verdictPatterns.set(workflow, pattern);
+  }
+  return pattern;
 }
 
 /** Has the task been sent back for rework (a recorded approval of a gate that loops back)? */
@@ -120,12 +133,13 @@ export function checkArtifacts(workflow: Workflow, task: PhasesTask, check: Arti
 
 /** A task at rest: artifacts, verdict of a completed task, gates it is past without a recorded approval. */
 export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: string): Violation[] {
-  const out = checkArtifacts(workflow, task, { state, looped: hasLooped(workflow, task) });
+  const looped = hasLooped(workflow, task);
+  const out = checkArtifacts(workflow, task, { state, looped });
   const { verdict } = workflow.def;
   const completedFromReferee = workflow.def.transitions.some(
     (edge) => edge.to === state && edge.verdict === "pass" && workflow.def.states[edge.from]?.phase === verdict.phase,
   );
-  if (completedFromReferee && !hasLooped(workflow, task)) {
+  if (completedFromReferee && !looped) {
     const result = readVerdict(workflow, task);
     if (!result.word || !result.pass) {
       out.push(
@@ -155,7 +169,7 @@ export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: str
 
 function isEmpty(entry: FileEntry): boolean {
   if (entry.size === 0) return true;
-  return entry.kind === "file" && entry.text !== undefined && entry.text.trim() === "";
+  return entry.kind === "file" && entry.text !== undefined && !/\S/.test(entry.text);
 }
 
 function escapeRegExp(text: string): string {

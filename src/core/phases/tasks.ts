@@ -168,9 +168,7 @@ function parseApprovals(
       ],
     };
   }
-  const gatePhases = new Set(
-    workflow.def.transitions.filter((edge) => edge.gate).map((edge) => workflow.gatePhase(edge)),
-  );
+  const gatePhases = gatePhasesOf(workflow);
   const lines = entry.text
     .replace(/^\uFEFF/, "")
     .split("\n")
@@ -210,6 +208,18 @@ function parseApprovals(
     approvals.push({ line, phase, at: match[2]!, login: match[3]!, raw });
   });
   return { lines, approvals, problems };
+}
+
+const gatePhaseCache = new WeakMap<Workflow, ReadonlySet<string>>();
+
+/** Phases an approval line may name: those of the workflow's gates. */
+function gatePhasesOf(workflow: Workflow): ReadonlySet<string> {
+  let phases = gatePhaseCache.get(workflow);
+  if (!phases) {
+    phases = new Set(workflow.def.transitions.filter((edge) => edge.gate).map((edge) => workflow.gatePhase(edge)));
+    gatePhaseCache.set(workflow, phases);
+  }
+  return phases;
 }
 
 export function describeKind(entry: FileEntry): string {
