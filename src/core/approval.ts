@@ -114,8 +114,8 @@ export class ApprovalJudge {
   }
 
   /** Judges one gate on one task from the reviewers' latest decisions. */
-  judgeGate(gate: string, subject: ApprovalSubject): GateJudgement {
-    const policy = gatePolicy(this.config, gate);
+  judgeGate(gate: string, subject: ApprovalSubject, override: Partial<ApprovalRuleConfig> = {}): GateJudgement {
+    const policy = { ...gatePolicy(this.config, gate), ...override };
     const approvals: ReviewVerdict[] = [];
     const ignored: ReviewVerdict[] = [];
     const rejections: ReviewVerdict[] = [];
@@ -129,13 +129,19 @@ export class ApprovalJudge {
   }
 
   /**
-   * Judges a recorded approval (an approval line or history entry naming `login`): is there an
-   * APPROVED review by that login that was eligible and fresh when the bot recorded it?
+   * Judges a recorded decision (an approval line or history entry naming `login`): is there a review
+   * by that login, in the given state, that was eligible and fresh when the bot recorded it?
    */
-  backing(gate: string, login: string, subject: ApprovalSubject): ReviewVerdict | undefined {
-    const policy = gatePolicy(this.config, gate);
+  backing(
+    gate: string,
+    login: string,
+    subject: ApprovalSubject,
+    state: "APPROVED" | "CHANGES_REQUESTED" = "APPROVED",
+    override: Partial<ApprovalRuleConfig> = {},
+  ): ReviewVerdict | undefined {
+    const policy = { ...gatePolicy(this.config, gate), ...override };
     const candidates = this.pr.reviews.filter(
-      (review) => review.state === "APPROVED" && review.user?.login && lower(review.user.login) === lower(login),
+      (review) => review.state === state && review.user?.login && lower(review.user.login) === lower(login),
     );
     let best: ReviewVerdict | undefined;
     for (const review of candidates) {

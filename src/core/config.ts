@@ -94,6 +94,23 @@ const WorkflowOverride = z
   })
   .describe("Extend or override the preset's workflow.");
 
+const BoardOptions = z
+  .strictObject({
+    definitions: z.string().min(1).default("planning/tasks.json").describe("Task definitions (ids are never reused)."),
+    ledger: z.string().min(1).default("state/tasks.json").describe("Status, owner and history of each task."),
+    evidence_dir: z.string().min(1).default("state/evidence"),
+    handoffs_dir: z.string().min(1).default("state/handoffs"),
+    issues_dir: z.string().min(1).default("state/issues"),
+    coordinator_role: z
+      .string()
+      .min(1)
+      .default("coordinator")
+      .describe("The role (of `roles`) whose approval releases an external resolver."),
+  })
+  .describe("Where the board keeps its files.");
+
+export const BOARD_DEFAULTS = BoardOptions.parse({});
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -122,12 +139,14 @@ export const ConfigSchema = z
       })
       .default({ max_file_bytes: 1048576 }),
     workflow: WorkflowOverride.optional(),
+    board: BoardOptions.default(BOARD_DEFAULTS),
   })
   .describe("taskgate configuration (.github/taskgate.yml)");
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ApprovalRuleConfig = z.infer<typeof ApprovalRule>;
 export type WorkflowOverrideConfig = z.infer<typeof WorkflowOverride>;
+export type BoardConfig = z.infer<typeof BoardOptions>;
 
 export interface ConfigIssue {
   readonly path: string;

@@ -4,6 +4,7 @@
  */
 import type { Config, ConfigIssue } from "./config.js";
 import type { Findings, WorkflowModel } from "./model.js";
+import { createBoardModel } from "./board/model.js";
 import { createPhasesModel } from "./phases/model.js";
 import { PHASES_PRESET } from "./presets/phases.js";
 import type { Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
@@ -14,9 +15,7 @@ export type ModelResult = { ok: true; model: WorkflowModel } | { ok: false; issu
 
 /** Builds the workflow model a validated config describes. */
 export function createModel(config: Config): ModelResult {
-  if (config.preset === "board") {
-    return { ok: false, issues: [{ path: "preset", message: "the board preset is not available in this version" }] };
-  }
+  if (config.preset === "board") return { ok: true, model: createBoardModel(config) };
   const built = buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
   if (!built.ok) return built;
   return { ok: true, model: createPhasesModel(config, built.workflow) };

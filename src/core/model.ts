@@ -35,6 +35,8 @@ export interface WorkflowModel {
   readonly name: "phases" | "board";
   /** The parts of base and head a PR evaluation needs, given the changed files. */
   prScope(files: readonly ChangedFile[]): SnapshotScope;
+  /** Files the head must also provide, known only once the scoped head is read (board evidence). */
+  followUp?(base: Snapshot, head: Snapshot): SnapshotScope | undefined;
   /** The part of a revision an audit, a render or an explanation reads (never project files). */
   auditScope(): SnapshotScope;
   evaluate(base: Snapshot, head: Snapshot, pr: PrContext): Findings;

@@ -73,10 +73,16 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
   const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
   const scope = loaded.model.prScope(files);
   const limits = { maxFileBytes: loaded.config.limits.max_file_bytes };
-  const [base, head] = await Promise.all([
+  const [base, scopedHead] = await Promise.all([
     repo.readSnapshot(mergeBase, scope, limits),
     repo.readSnapshot(headSha, scope, limits),
   ]);
+  let head = scopedHead;
+  const more = loaded.model.followUp?.(base, scopedHead);
+  if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
+    const extra = await repo.readSnapshot(headSha, more, limits);
+    head = { rev: scopedHead.rev, files: new Map([...scopedHead.files, ...extra.files]) };
+  }
   return evaluate(loaded.config, base, head, pr);
 }
 

@@ -1,0 +1,71 @@
+/**
+ * JSON files validated by zod, with errors that name the JSON path and the line. Lines come from a
+ * YAML parse of the same text (JSON is YAML), done only on the error path, so valid files cost one
+ * `JSON.parse`.
+ */
+import { LineCounter, isNode, parseDocument } from "yaml";
+import type { z } from "zod";
+
+export interface JsonIssue {
+  /** `$.tasks[3].id` style path; `$` for the whole document. */
+  readonly path: string;
+  readonly line?: number;
+  readonly message: string;
+}
+
+export type JsonResult<T> = { ok: true; value: T } | { ok: false; issues: JsonIssue[] };
+
+export function parseJsonFile<S extends z.ZodType>(text: string, schema: S, maxIssues = 5): JsonResult<z.infer<S>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const line = lineOfSyntaxError(text, message);
+    return {
+      ok: false,
+      issues: [{ path: "$", ...(line !== undefined && { line }), message: `invalid JSON: ${message}` }],
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = parsed.error.issues.slice(0, maxIssues);
+  const locate = lineLocator(text);
+  return {
+    ok: false,
+    issues: issues.map((issue) => {
+      const line = locate(issue.path as PropertyKey[]);
+      return {
+        path: jsonPath(issue.path as PropertyKey[]),
+        ...(line !== undefined && { line }),
+        message: issue.message,
+      };
+    }),
+  };
+}
+
+export function jsonPath(path: readonly PropertyKey[]): string {
+  return `$${path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("")}`;
+}
+
+/** The line of a JSON syntax error: from the engine's position when it gives one, else from a YAML parse. */
+export function lineOfSyntaxError(text: string, message: string): number | undefined {
+  const position = /position (\d+)/.exec(message);
+  if (position) return text.slice(0, Number(position[1])).split("\n").length;
+  const counter = new LineCounter();
+  const error = parseDocument(text, { lineCounter: counter }).errors[0];
+  return error ? counter.linePos(error.pos[0]).line : undefined;
+}
+
+/** Finds the line of the deepest existing node on a path, parsing the text once. */
+export function lineLocator(text: string): (path: readonly PropertyKey[]) => number | undefined {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter });
+  return (path) => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth) as unknown[], true);
+      if (isNode(node) && node.range) return counter.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+}

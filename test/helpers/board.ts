@@ -1,0 +1,64 @@
+/** Builders for `board` files in core tests. */
+import type { Definition, HistoryEntry, LedgerEntry } from "../../src/core/board/formats.js";
+import type { FileSpec } from "./memory.js";
+
+export function def(id: string, extra: Partial<Definition> = {}): Definition {
+  return {
+    id,
+    title: `Task ${id}`,
+    role: "backend",
+    stage: "S1",
+    reviewer_role: "qa",
+    depends_on: [],
+    paths: [`src/${id}/**`],
+    outcome: "",
+    steps: [],
+    checks: [],
+    external: false,
+    ...extra,
+  };
+}
+
+export function entry(status: LedgerEntry["status"], extra: Partial<LedgerEntry> = {}): LedgerEntry {
+  return { status, owner: null, external_wait: false, blocked_by: [], history: [], ...extra };
+}
+
+const TIMES: Record<string, string> = {
+  claim: "2026-11-01T09:00:00Z",
+  submit: "2026-11-01T12:00:00Z",
+  approve: "2026-11-01T10:00:00Z",
+  reject: "2026-11-02T10:00:00Z",
+  escalate: "2026-11-01T13:00:00Z",
+  unblock: "2026-11-05T10:00:00Z",
+  release: "2026-11-05T11:00:00Z",
+  reassign: "2026-11-01T11:00:00Z",
+};
+
+/** A history entry; times are fixed per action so the same entry built twice is equal. */
+export function step(
+  action: HistoryEntry["action"],
+  from: HistoryEntry["from"],
+  to: HistoryEntry["to"],
+  by: string,
+  extra: Partial<HistoryEntry> = {},
+): HistoryEntry {
+  return { at: TIMES[action]!, by, action, from, to, ...extra };
+}
+
+/** A claimed task owned by `owner`. */
+export function claimed(owner: string, extra: Partial<LedgerEntry> = {}): LedgerEntry {
+  return entry("in_progress", { owner, history: [step("claim", "todo", "in_progress", owner)], ...extra });
+}
+
+export function board(
+  definitions: Definition[],
+  tasks: Record<string, LedgerEntry>,
+  revision: number,
+  files: Record<string, FileSpec> = {},
+): Record<string, FileSpec> {
+  return {
+    "planning/tasks.json": JSON.stringify({ tasks: definitions }, null, 2),
+    "state/tasks.json": JSON.stringify({ revision, tasks }, null, 2),
+    ...files,
+  };
+}
