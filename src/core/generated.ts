@@ -4,6 +4,7 @@
  * in docs/ are stale; `npm run schema` rewrites them.
  */
 import { z } from "zod";
+import { DefinitionsSchema, LedgerSchema } from "./board/formats.js";
 import { ConfigSchema } from "./config.js";
 import { VIOLATIONS } from "./violations.js";
 
@@ -31,10 +32,17 @@ function violationsMarkdown(): string {
   ].join("\n");
 }
 
+function jsonSchemaOf(schema: z.ZodType, title: string): Record<string, unknown> {
+  return { ...(z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>), title };
+}
+
 /** The files `npm run schema` writes, path → content. */
 export function generatedFiles(): Record<string, string> {
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   return {
-    "docs/taskgate.schema.json": `${JSON.stringify(configJsonSchema(), null, 2)}\n`,
+    "docs/taskgate.schema.json": json(configJsonSchema()),
+    "docs/board-definitions.schema.json": json(jsonSchemaOf(DefinitionsSchema, "taskgate board definitions")),
+    "docs/board-ledger.schema.json": json(jsonSchemaOf(LedgerSchema, "taskgate board ledger")),
     "docs/violations.md": violationsMarkdown(),
   };
 }
