@@ -6,10 +6,19 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { RefNotFoundError, RepositoryError } from "../core/port.js";
-import { ConfigError, auditRevision, checkPullRequest, explainTask, type PrInput } from "../core/service.js";
+import {
+  ConfigError,
+  auditRevision,
+  checkPullRequest,
+  explainTask,
+  renderStatus,
+  type PrInput,
+  type RenderResult,
+} from "../core/service.js";
 import { configReport } from "../core/evaluate.js";
 import type { Report } from "../core/types.js";
 import { GitRepository } from "../git/repository.js";
+import { WorkTree } from "../git/worktree.js";
 import { PrFileError, parsePrFile } from "./pr-file.js";
 import { formatExplanation, formatReport } from "./format.js";
 
@@ -30,11 +39,14 @@ Usage:
   taskgate check   [--repo DIR] --base REF --head REF [--pr PR.json] [--format text|json]
   taskgate audit   [--repo DIR] [--ref REF] [--format text|json]
   taskgate explain [--repo DIR] [--ref REF] [--format text|json] <task-id>
+  taskgate render  [--repo DIR] [--check]
 
 Commands:
   check     judge HEAD as a pull request into BASE: transitions, artifacts, scope, approvals
   audit     check every task at a revision (default HEAD)
   explain   where a task is, what it needs next, who may approve
+  render    write the status matrix, stages and task cards from the work tree
+            (--check: write nothing, exit 1 and list the files that are out of date)
 
 Options:
   --repo DIR       the git checkout (default: the current directory)
@@ -106,6 +118,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         else io.stdout(formatExplanation(result.explanation));
         return result.explanation.problems.length > 0 ? EXIT.failure : EXIT.ok;
       }
+      case "render": {
+        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+        const repo = await GitRepository.open(repoDir);
+        const tree = new WorkTree(await repo.workTreeRoot());
+        const result = await renderStatus(tree, "work tree");
+        if (!result)
+          return fail(
+            io,
+            json,
+            "taskgate is not configured here",
+            "Add .github/taskgate.yml (for example `preset: board`).",
+          );
+        return values.check ? printStale(io, json, result) : writeRendered(io, json, tree, result);
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -126,6 +152,7 @@ function parseOptions(args: readonly string[]) {
         head: { type: "string" },
         ref: { type: "string" },
         pr: { type: "string" },
+        check: { type: "boolean" },
         format: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -171,6 +198,32 @@ function toJson(report: Report) {
     transitions: report.transitions,
     records: report.records.map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
   };
+}
+
+function printStale(io: CliIo, json: boolean, result: RenderResult): number {
+  const outdated = [...result.stale, ...result.extra];
+  if (json) io.stdout(`${JSON.stringify({ stale: result.stale, extra: result.extra }, null, 2)}\n`);
+  else if (outdated.length === 0)
+    io.stdout(`taskgate render: ${result.files.size} file(s) under ${result.root}/ are up to date\n`);
+  else {
+    for (const path of result.stale) io.stdout(`${path}: matrix-stale: out of date\n`);
+    for (const path of result.extra) io.stdout(`${path}: matrix-stale: belongs to no task any more\n`);
+    io.stdout(`${outdated.length} rendered file(s) are stale; run \`taskgate render\` and commit the result\n`);
+  }
+  return outdated.length > 0 ? EXIT.failure : EXIT.ok;
+}
+
+async function writeRendered(io: CliIo, json: boolean, tree: WorkTree, result: RenderResult): Promise<number> {
+  for (const path of result.stale) await tree.writeAtomic(path, result.files.get(path)!);
+  for (const path of result.extra) await tree.remove(path);
+  if (json) io.stdout(`${JSON.stringify({ written: result.stale, removed: result.extra }, null, 2)}\n`);
+  else {
+    io.stdout(
+      `taskgate render: wrote ${result.stale.length} and removed ${result.extra.length} file(s) under ${result.root}/ ` +
+        `(${result.files.size - result.stale.length} already up to date)\n`,
+    );
+  }
+  return EXIT.ok;
 }
 
 function fail(io: CliIo, json: boolean, message: string, hint: string): number {

@@ -43,6 +43,8 @@ export interface WorkflowModel {
   audit(snapshot: Snapshot): Findings;
   /** `undefined` when the task does not exist at this revision. */
   explain(snapshot: Snapshot, task: string): Explanation | undefined;
+  /** The rendered status files for a revision: repository path → content. Same input, same bytes. */
+  render(snapshot: Snapshot): Map<string, string>;
   /** Ids of every task at a revision (for suggestions and listings). */
   taskIds(snapshot: Snapshot): string[];
 }

@@ -25,3 +25,8 @@ export function isSuspiciousPath(path: string): boolean {
     path.split("/").some((part) => part === ".." || part === "." || part === "")
   );
 }
+
+/** The folder rendered status files go to, without trailing slashes. */
+export function renderRootOf(config: Config): string {
+  return config.render.path.replace(/^\/+|\/+$/g, "");
+}

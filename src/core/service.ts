@@ -5,6 +5,8 @@
 import { CONFIG_PATH, parseConfig, type Config, type ConfigIssue } from "./config.js";
 import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
 import type { Explanation, WorkflowModel } from "./model.js";
+import { renderRootOf } from "./paths.js";
+import { staleness } from "./render/stale.js";
 import type { TaskRepository } from "./port.js";
 import type { PrCommit, PrContext, Report, Review, Snapshot } from "./types.js";
 
@@ -30,13 +32,16 @@ export interface PrInput {
   readonly teams?: Readonly<Record<string, readonly string[]>>;
 }
 
+/** Anything that reads snapshots: a git revision, or a work tree for rendering. */
+export type SnapshotReader = Pick<TaskRepository, "readSnapshot">;
+
 export interface Loaded {
   readonly config: Config;
   readonly model: WorkflowModel;
 }
 
 /** Reads and validates the config at a revision; `undefined` when the repository has none. */
-export async function loadConfig(repo: TaskRepository, rev: string): Promise<Loaded | undefined> {
+export async function loadConfig(repo: SnapshotReader, rev: string): Promise<Loaded | undefined> {
   const snapshot = await repo.readSnapshot(rev, { paths: [CONFIG_PATH], prefixes: [] });
   const entry = snapshot.files.get(CONFIG_PATH);
   if (!entry) return undefined;
@@ -95,6 +100,27 @@ export async function auditRevision(repo: TaskRepository, ref: string): Promise<
     maxFileBytes: loaded.config.limits.max_file_bytes,
   });
   return audit(loaded.config, { ...snapshot, rev: ref });
+}
+
+export interface RenderResult {
+  readonly root: string;
+  readonly files: ReadonlyMap<string, string>;
+  /** Rendered files that differ from what is there, or are missing. */
+  readonly stale: readonly string[];
+  /** Cards of tasks that no longer exist. */
+  readonly extra: readonly string[];
+}
+
+/** Renders the status files of a revision (or work tree) and compares them with what it holds. */
+export async function renderStatus(reader: SnapshotReader, rev: string): Promise<RenderResult | undefined> {
+  const loaded = await loadConfig(reader, rev);
+  if (!loaded) return undefined;
+  const snapshot = await reader.readSnapshot(rev, loaded.model.auditScope(), {
+    maxFileBytes: loaded.config.limits.max_file_bytes,
+  });
+  const root = renderRootOf(loaded.config);
+  const files = loaded.model.render(snapshot);
+  return { root, files, ...staleness(files, snapshot, root) };
 }
 
 export type ExplainResult =

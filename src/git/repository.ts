@@ -148,6 +148,15 @@ export class GitRepository implements TaskRepository {
     return new GitRepository(absolute, gitDir, bare, maxFileBytes, options.onSpawn);
   }
 
+  /** The top folder of the work tree; throws `RepositoryError` for a bare repository. */
+  async workTreeRoot(): Promise<string> {
+    if (this.bare) {
+      throw new RepositoryError("this repository has no work tree (it is bare)", "Run the command in a checkout.");
+    }
+    const result = await this.git(["rev-parse", "--show-toplevel"]);
+    return result.stdout.toString("utf8").replace(/\n$/, "");
+  }
+
   /** Resolves `ref` to a full commit id; throws `RefNotFoundError` when it names no commit. */
   async resolve(ref: string): Promise<string> {
     checkRef(ref);

@@ -15,7 +15,9 @@ import {
 import type { ApprovalRuleConfig, Config } from "../config.js";
 import { CONFIG_PATH } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
-import { frameworkMatcher, globMatcher, isSuspiciousPath } from "../paths.js";
+import { frameworkMatcher, globMatcher, isSuspiciousPath, renderRootOf } from "../paths.js";
+import { renderBoard } from "../render/board.js";
+import { staleViolations } from "../render/stale.js";
 import type { SnapshotScope } from "../port.js";
 import type { PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
@@ -71,7 +73,14 @@ export function createBoardModel(config: Config): WorkflowModel {
     },
 
     auditScope(): SnapshotScope {
-      return { paths: [CONFIG_PATH, options.definitions, options.ledger], prefixes: stateDirs.map((dir) => `${dir}/`) };
+      return {
+        paths: [CONFIG_PATH, options.definitions, options.ledger],
+        prefixes: [...stateDirs, renderRootOf(config)].map((dir) => `${dir}/`),
+      };
+    },
+
+    render(snapshot) {
+      return renderBoard(readBoard(snapshot, options), renderRootOf(config));
     },
 
     evaluate(base, head, pr) {
@@ -848,6 +857,8 @@ function auditBoard(config: Config, snapshot: Snapshot): Findings {
   const board = readBoard(snapshot, options);
   findings.violations.push(...board.problems);
   if (board.problems.length > 0) return findings;
+  const root = renderRootOf(config);
+  findings.violations.push(...staleViolations(renderBoard(board, root), snapshot, root));
   findings.violations.push(...graphProblems(board));
   const retired = retiredOwners(board);
   for (const [owner, tasks] of ownedUnfinished(board)) {

@@ -13,7 +13,9 @@ import {
 } from "../approval.js";
 import { CONFIG_PATH, parseConfig, type Config } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
-import { frameworkMatcher } from "../paths.js";
+import { frameworkMatcher, renderRootOf } from "../paths.js";
+import { renderPhases } from "../render/phases.js";
+import { staleViolations } from "../render/stale.js";
 import type { EdgeDef, EditScope } from "../presets/phases.js";
 import type { SnapshotScope } from "../port.js";
 import type { ChangedFile, FileEntry, PrContext, Snapshot, Violation } from "../types.js";
@@ -25,6 +27,7 @@ import { APPROVALS_FILE, STATE_FILE, indexTasks, isValidTaskId, readTask, taskId
 export function createPhasesModel(config: Config, workflow: Workflow): WorkflowModel {
   const tasksDir = workflow.def.tasksDir;
   const isFramework = frameworkMatcher(config);
+  const renderRoot = renderRootOf(config);
 
   function touchedTasks(files: readonly ChangedFile[]): Set<string> {
     const ids = new Set<string>();
@@ -46,7 +49,11 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
     },
 
     auditScope(): SnapshotScope {
-      return { paths: [CONFIG_PATH], prefixes: [`${tasksDir}/`] };
+      return { paths: [CONFIG_PATH], prefixes: [`${tasksDir}/`, `${renderRoot}/`] };
+    },
+
+    render(snapshot) {
+      return renderPhases(workflow, snapshot, renderRoot);
     },
 
     evaluate(base, head, pr) {
@@ -69,6 +76,7 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
       for (const id of [...index.tasks.keys()].sort()) {
         findings.violations.push(...auditTask(workflow, id, index.tasks.get(id)));
       }
+      findings.violations.push(...staleViolations(renderPhases(workflow, snapshot, renderRoot), snapshot, renderRoot));
       return findings;
     },
 

@@ -1,0 +1,94 @@
+/**
+ * Reads the files of a checkout's work tree (not a commit) into a snapshot, for `taskgate render`,
+ * which renders what is on disk, and writes rendered files atomically. Symlinks are reported, never
+ * followed; files above the size limit are not read.
+ */
+import { lstat, mkdir, readFile, readdir, readlink, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { RepositoryError, type ReadLimits, type SnapshotScope } from "../core/port.js";
+import type { FileEntry, Snapshot } from "../core/types.js";
+
+const DEFAULT_LIMIT = 1048576;
+
+export class WorkTree {
+  constructor(readonly root: string) {}
+
+  async readSnapshot(_rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
+    const max = limits?.maxFileBytes ?? DEFAULT_LIMIT;
+    const files = new Map<string, FileEntry>();
+    const paths = scope ? [...scope.paths] : [];
+    for (const prefix of scope ? scope.prefixes : [""]) paths.push(...(await this.walk(prefix.replace(/\/+$/, ""))));
+    for (const path of new Set(paths)) {
+      const entry = await this.entry(path, max);
+      if (entry) files.set(path, entry);
+    }
+    return { rev: "work tree", files };
+  }
+
+  /** Every file below a folder (relative paths), skipping `.git`; symlinked folders are not entered. */
+  private async walk(folder: string): Promise<string[]> {
+    const out: string[] = [];
+    const pending = [folder];
+    while (pending.length > 0) {
+      const current = pending.pop()!;
+      const entries = await readdir(join(this.root, current), { withFileTypes: true }).catch(() => []);
+      for (const item of entries) {
+        const path = current ? `${current}/${item.name}` : item.name;
+        if (item.name === ".git") continue;
+        if (item.isDirectory()) pending.push(path);
+        else out.push(path);
+      }
+    }
+    return out;
+  }
+
+  private async entry(path: string, max: number): Promise<FileEntry | undefined> {
+    const full = join(this.root, path);
+    const info = await lstat(full).catch(() => undefined);
+    if (!info) return undefined;
+    if (info.isSymbolicLink()) {
+      const target = await readlink(full).catch(() => "");
+      return { path, kind: "symlink", size: target.length, target };
+    }
+    if (!info.isFile()) return undefined;
+    if (info.size > max) return { path, kind: "oversized", size: info.size };
+    const content = await readFile(full);
+    if (content.subarray(0, 8000).includes(0)) return { path, kind: "binary", size: content.length };
+    return { path, kind: "file", size: content.length, text: content.toString("utf8") };
+  }
+
+  /** Writes a file atomically: a temporary file beside it, then a rename. */
+  async writeAtomic(path: string, content: string): Promise<void> {
+    const full = join(this.root, path);
+    await this.refuseLinkedFolders(path);
+    await mkdir(dirname(full), { recursive: true });
+    const temporary = `${full}.taskgate-${process.pid}.tmp`;
+    try {
+      await writeFile(temporary, content);
+      await rename(temporary, full);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    await this.refuseLinkedFolders(path);
+    await rm(join(this.root, path), { force: true });
+  }
+
+  /** A symlinked folder on the way could send a write outside the checkout: refuse it. */
+  private async refuseLinkedFolders(path: string): Promise<void> {
+    const parts = path.split("/").slice(0, -1);
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const folder = parts.slice(0, depth).join("/");
+      const info = await lstat(join(this.root, folder)).catch(() => undefined);
+      if (info?.isSymbolicLink()) {
+        throw new RepositoryError(
+          `refusing to write ${path}: ${folder} is a symlink`,
+          "Rendered files are written inside the checkout only; replace the link with a folder.",
+        );
+      }
+    }
+  }
+}
