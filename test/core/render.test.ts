@@ -99,7 +99,7 @@ describe("render: phases", () => {
     const out = phases.render(snapshot(tasks));
     const matrix = out.get("docs/status/matrix.md")!;
     expect(matrix).toContain("| task | state | research | decomposition | design | test_design | implement |");
-    expect(matrix).toMatch(/\| \[login\]\(cards\/login\.md\) \| implement \| ✓ \|  \|  \|  \| ● \|/);
+    expect(matrix).toMatch(/\| \[login\]\(cards\/login\.md\) \| implement \| ✓ \| {2}\| {2}\| {2}\| ● \|/);
     expect(matrix).toMatch(/\| \[cache\]\(cards\/cache\.md\) \| research \| ● \|/);
     const stages = out.get("docs/status/stages.md")!;
     expect(stages).toContain("stateDiagram-v2");
