@@ -130,7 +130,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
             "taskgate is not configured here",
             "Add .github/taskgate.yml (for example `preset: board`).",
           );
-        return values.check ? printStale(io, json, result) : writeRendered(io, json, tree, result);
+        return values.check ? printStale(io, json, result) : await writeRendered(io, json, tree, result);
       }
       default:
         throw new UsageError(`unknown command "${command}"`);

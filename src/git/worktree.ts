@@ -29,6 +29,9 @@ export class WorkTree {
   private async walk(folder: string): Promise<string[]> {
     const out: string[] = [];
     const pending = [folder];
+    // A symlinked folder is reported as the link it is, never entered.
+    const top = folder ? await lstat(join(this.root, folder)).catch(() => undefined) : undefined;
+    if (top?.isSymbolicLink()) return [folder];
     while (pending.length > 0) {
       const current = pending.pop()!;
       const entries = await readdir(join(this.root, current), { withFileTypes: true }).catch(() => []);
