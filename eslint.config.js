@@ -13,6 +13,7 @@ export default tseslint.config(
         Buffer: "readonly",
         URL: "readonly",
         performance: "readonly",
+        structuredClone: "readonly",
       },
     },
     rules: {

@@ -59,7 +59,7 @@ warnIfDistIsStale();
 const load = (file) => import(pathToFileURL(join(ROOT, file)).href);
 const { auditRevision, checkPullRequest, loadConfig } = await load("dist/core/service.js");
 const { audit } = await load("dist/core/evaluate.js");
-const { CONFIG_PATH } = await load("dist/core/config.js");
+const { CONFIG_PATH, readLimits } = await load("dist/core/config.js");
 const { GitRepository } = await load("dist/git/repository.js");
 
 /** Warns when a source file is newer than its compiled output: the bench would time old code. */
@@ -376,9 +376,7 @@ const floorOnce = (dir) => async (spawns) => {
   const sha = await repo.resolve("main");
   const loaded = await loadConfig(repo, sha);
   if (!loaded) throw new Error("floor: no config");
-  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
-    maxFileBytes: loaded.config.limits.max_file_bytes,
-  });
+  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   return minimalParse(snapshot);
 };
 
@@ -442,9 +440,7 @@ try {
   const repo = await GitRepository.open(big.dir);
   const sha = await repo.resolve("main");
   const loaded = await loadConfig(repo, sha);
-  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
-    maxFileBytes: loaded.config.limits.max_file_bytes,
-  });
+  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   const [rulesM, parseM] = await measure(
     async () => audit(loaded.config, { ...snapshot, rev: "main" }),
     async () => minimalParse(snapshot),

@@ -136,8 +136,14 @@ export const ConfigSchema = z
     limits: z
       .strictObject({
         max_file_bytes: z.number().int().min(1).default(1048576).describe("Larger files are not read."),
+        max_ledger_bytes: z
+          .number()
+          .int()
+          .min(1)
+          .default(67108864)
+          .describe("The limit for a board's definitions and ledger, which hold every task."),
       })
-      .default({ max_file_bytes: 1048576 }),
+      .default({ max_file_bytes: 1048576, max_ledger_bytes: 67108864 }),
     workflow: WorkflowOverride.optional(),
     board: BoardOptions.default(BOARD_DEFAULTS),
   })
@@ -226,4 +232,14 @@ function lineOf(doc: Document.Parsed, counter: LineCounter, path: (string | numb
 
 function firstLine(text: string): string {
   return text.split("\n")[0] ?? text;
+}
+
+/** The read limits a config sets: one for every file, a larger one for a board's own files. */
+export function readLimits(config: Config): { maxFileBytes: number; perPath: Record<string, number> } {
+  const perPath: Record<string, number> = {};
+  if (config.preset === "board") {
+    perPath[config.board.definitions] = config.limits.max_ledger_bytes;
+    perPath[config.board.ledger] = config.limits.max_ledger_bytes;
+  }
+  return { maxFileBytes: config.limits.max_file_bytes, perPath };
 }

@@ -17,6 +17,13 @@ export interface SnapshotScope {
 /** Limits a reader applies; files above `maxFileBytes` are reported as `oversized`, not read. */
 export interface ReadLimits {
   readonly maxFileBytes?: number;
+  /** Files with a limit of their own (a board's ledger is its database and may be large). */
+  readonly perPath?: Readonly<Record<string, number>>;
+}
+
+/** The size limit of one path under some limits. */
+export function limitFor(path: string, limits: ReadLimits | undefined, fallback: number): number {
+  return limits?.perPath?.[path] ?? limits?.maxFileBytes ?? fallback;
 }
 
 export interface TaskRepository {

@@ -2,7 +2,7 @@
  * Use cases over the repository port: check a pull request, audit a revision, explain a task. These
  * read through `TaskRepository` (git locally, GitHub in the app) and hand snapshots to the pure core.
  */
-import { CONFIG_PATH, parseConfig, type Config, type ConfigIssue } from "./config.js";
+import { CONFIG_PATH, parseConfig, readLimits, type Config, type ConfigIssue } from "./config.js";
 import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
 import type { Explanation, WorkflowModel } from "./model.js";
 import { renderRootOf } from "./paths.js";
@@ -77,7 +77,7 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
   ]);
   const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
   const scope = loaded.model.prScope(files);
-  const limits = { maxFileBytes: loaded.config.limits.max_file_bytes };
+  const limits = readLimits(loaded.config);
   const [base, scopedHead] = await Promise.all([
     repo.readSnapshot(mergeBase, scope, limits),
     repo.readSnapshot(headSha, scope, limits),
@@ -96,9 +96,7 @@ export async function auditRevision(repo: TaskRepository, ref: string): Promise<
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${CONFIG_PATH})`);
-  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
-    maxFileBytes: loaded.config.limits.max_file_bytes,
-  });
+  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   return audit(loaded.config, { ...snapshot, rev: ref });
 }
 
@@ -115,9 +113,7 @@ export interface RenderResult {
 export async function renderStatus(reader: SnapshotReader, rev: string): Promise<RenderResult | undefined> {
   const loaded = await loadConfig(reader, rev);
   if (!loaded) return undefined;
-  const snapshot = await reader.readSnapshot(rev, loaded.model.auditScope(), {
-    maxFileBytes: loaded.config.limits.max_file_bytes,
-  });
+  const snapshot = await reader.readSnapshot(rev, loaded.model.auditScope(), readLimits(loaded.config));
   const root = renderRootOf(loaded.config);
   const files = loaded.model.render(snapshot);
   return { root, files, ...staleness(files, snapshot, root) };
@@ -131,9 +127,7 @@ export async function explainTask(repo: TaskRepository, ref: string, task: strin
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return { found: false, known: [], configured: false };
-  const snapshot: Snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), {
-    maxFileBytes: loaded.config.limits.max_file_bytes,
-  });
+  const snapshot: Snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   const explanation = loaded.model.explain(snapshot, task);
   if (!explanation) return { found: false, known: loaded.model.taskIds(snapshot), configured: true };
   return { found: true, explanation, config: loaded.config };

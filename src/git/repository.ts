@@ -19,6 +19,7 @@ import { resolve as resolvePath } from "node:path";
 import {
   RefNotFoundError,
   RepositoryError,
+  limitFor,
   type ReadLimits,
   type SnapshotScope,
   type TaskRepository,
@@ -186,7 +187,7 @@ export class GitRepository implements TaskRepository {
    */
   async readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
     checkRef(rev);
-    const maxFileBytes = limits?.maxFileBytes ?? this.maxFileBytes;
+    const maxOf = (path: string) => limitFor(path, limits, this.maxFileBytes);
     const filter = scope === undefined ? undefined : scopeFilter(scope);
     if (filter !== undefined && filter.pathspecs.length === 0 && !filter.everything) {
       return { rev, files: new Map() };
@@ -202,14 +203,14 @@ export class GitRepository implements TaskRepository {
     const toRead = new Set<string>();
     for (const entry of entries) {
       if (entry.mode === MODE_SUBMODULE || entry.type !== "blob") continue;
-      if (entry.size > maxFileBytes) continue;
+      if (entry.size > maxOf(entry.path)) continue;
       toRead.add(entry.sha);
     }
     const blobs = await this.readBlobs([...toRead]);
 
     const files = new Map<string, FileEntry>();
     for (const entry of entries) {
-      files.set(entry.path, classify(entry, blobs.get(entry.sha), maxFileBytes));
+      files.set(entry.path, classify(entry, blobs.get(entry.sha), maxOf(entry.path)));
     }
     return { rev, files };
   }

@@ -5,7 +5,7 @@
  */
 import { lstat, mkdir, readFile, readdir, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { RepositoryError, type ReadLimits, type SnapshotScope } from "../core/port.js";
+import { RepositoryError, limitFor, type ReadLimits, type SnapshotScope } from "../core/port.js";
 import type { FileEntry, Snapshot } from "../core/types.js";
 
 const DEFAULT_LIMIT = 1048576;
@@ -14,12 +14,11 @@ export class WorkTree {
   constructor(readonly root: string) {}
 
   async readSnapshot(_rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
-    const max = limits?.maxFileBytes ?? DEFAULT_LIMIT;
     const files = new Map<string, FileEntry>();
     const paths = scope ? [...scope.paths] : [];
     for (const prefix of scope ? scope.prefixes : [""]) paths.push(...(await this.walk(prefix.replace(/\/+$/, ""))));
     for (const path of new Set(paths)) {
-      const entry = await this.entry(path, max);
+      const entry = await this.entry(path, limitFor(path, limits, DEFAULT_LIMIT));
       if (entry) files.set(path, entry);
     }
     return { rev: "work tree", files };

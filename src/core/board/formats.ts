@@ -11,18 +11,20 @@ export type Status = (typeof STATUSES)[number];
 export const ACTIONS = ["claim", "submit", "approve", "reject", "escalate", "unblock", "release", "reassign"] as const;
 export type Action = (typeof ACTIONS)[number];
 
-const TaskId = z
+export const TaskIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a task id: letters, digits, . _ -, starting with a letter or digit")
-  .refine((id) => !id.includes(".."), "a task id never contains ..");
+  .regex(
+    /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*$/,
+    "a task id: letters, digits, . _ -, starting with a letter or digit, never containing ..",
+  );
 
 export const DefinitionSchema = z.looseObject({
-  id: TaskId,
+  id: TaskIdSchema,
   title: z.string().min(1),
   role: z.string().min(1).describe("The role whose members execute the task."),
   stage: z.string().min(1).describe("A milestone or stage the task belongs to."),
   reviewer_role: z.string().min(1).describe("The role whose members may approve the task."),
-  depends_on: z.array(TaskId).default([]),
+  depends_on: z.array(TaskIdSchema).default([]),
   paths: z.array(z.string().min(1)).default([]).describe("Globs of the files the task may change."),
   outcome: z.string().default(""),
   steps: z.array(z.string()).default([]),
@@ -49,14 +51,14 @@ export const LedgerEntrySchema = z.looseObject({
   status: z.enum(STATUSES),
   owner: z.string().min(1).nullable().default(null),
   external_wait: z.boolean().default(false),
-  blocked_by: z.array(TaskId).default([]),
+  blocked_by: z.array(TaskIdSchema).default([]),
   history: z.array(HistoryEntrySchema).default([]),
 });
 
 export const LedgerSchema = z
   .looseObject({
     revision: z.number().int().min(0),
-    tasks: z.record(TaskId, LedgerEntrySchema),
+    tasks: z.record(TaskIdSchema, LedgerEntrySchema),
   })
   .describe("taskgate board: task status, owner and history (state/tasks.json)");
 

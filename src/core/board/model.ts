@@ -15,8 +15,9 @@ import {
 import type { ApprovalRuleConfig, Config } from "../config.js";
 import { CONFIG_PATH } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
+import { deepEqual } from "../json.js";
 import { frameworkMatcher, globMatcher, isSuspiciousPath, renderRootOf } from "../paths.js";
-import { renderBoard } from "../render/board.js";
+import { boardRenderPlan, renderBoard } from "../render/board.js";
 import { staleViolations } from "../render/stale.js";
 import type { SnapshotScope } from "../port.js";
 import type { PrContext, Snapshot, Violation } from "../types.js";
@@ -26,6 +27,7 @@ import {
   checkReferencedFile,
   entryOf,
   graphProblems,
+  graphProblemsFor,
   handoffPath,
   isTaskMetadata,
   issuePath,
@@ -58,10 +60,10 @@ export function createBoardModel(config: Config): WorkflowModel {
     followUp(base, head) {
       // Evidence, handoffs and issue reports named by the tasks the PR changed but not changed by it.
       const before = readBoard(base, options);
-      const board = readBoard(head, options);
+      const board = readBoard(head, options, base);
       const wanted = new Set<string>();
       for (const [id, entry] of Object.entries(board.ledger.tasks)) {
-        if (JSON.stringify(before.ledger.tasks[id]) === JSON.stringify(entry)) continue;
+        if (deepEqual(before.ledger.tasks[id], entry)) continue;
         for (const item of entry.history) {
           for (const path of [item.evidence, item.handoff]) if (path && !isSuspiciousPath(path)) wanted.add(path);
           if (item.action === "escalate") wanted.add(issuePath(options, id, item.by));
@@ -146,7 +148,7 @@ function evaluateBoard(
   const findings = emptyFindings();
   const options = config.board;
   const base = readBoard(baseSnapshot, options);
-  const head = readBoard(headSnapshot, options);
+  const head = readBoard(headSnapshot, options, baseSnapshot);
   const push = (item: Violation) => findings.violations.push(item);
   findings.violations.push(...head.problems);
   if (head.problems.length > 0) return findings;
@@ -157,9 +159,15 @@ function evaluateBoard(
     push(violation("task-deleted", { path: options.definitions, message: `${options.definitions} was deleted` }));
   }
 
-  // Problems that hold at rest are reported only when this PR introduces them.
-  const known = new Set(graphProblems(base).map(problemKey));
-  for (const problem of graphProblems(head)) if (!known.has(problemKey(problem))) push(problem);
+  // Problems that hold at rest are reported only when this PR introduces them; unchanged
+  // definitions cannot introduce any, so a PR that only moves tasks skips the graph walk.
+  const sameDefinitions = base.definitionsText !== undefined && base.definitionsText === head.definitionsText;
+  if (!sameDefinitions) {
+    // Unchanged definitions are the very same objects in base and head (see readBoard).
+    const unchanged = new Set(base.definitionList);
+    const changed = new Set(head.definitionList.filter((item) => !unchanged.has(item)).map((item) => item.id));
+    findings.violations.push(...graphProblemsFor(head, changed));
+  }
 
   const maintainer = principalMatcher(config.maintainers, config, pr)(pr.author);
   const touched = new Set<string>();
@@ -176,7 +184,7 @@ function evaluateBoard(
           hint: "Definitions are never deleted; restore it (a task that is no longer wanted stays in the plan).",
         }),
       );
-    } else if (JSON.stringify(after) !== JSON.stringify(definition) && !maintainer) {
+    } else if (!sameDefinitions && !deepEqual(after, definition) && !maintainer) {
       push(
         violation("out-of-scope", {
           task: definition.id,
@@ -191,6 +199,7 @@ function evaluateBoard(
   for (const definition of head.definitions.values()) {
     if (base.definitions.has(definition.id)) continue;
     touched.add(definition.id);
+    if (!head.ledger.tasks[definition.id]) findings.transitions.push({ task: definition.id, from: null, to: "todo" });
     if (base.ledger.tasks[definition.id]) {
       push(
         violation("id-reused", {
@@ -222,8 +231,32 @@ function evaluateBoard(
       );
       continue;
     }
-    if (!after || JSON.stringify(before) === JSON.stringify(after)) continue;
+    if (!after || deepEqual(before, after)) continue;
     touched.add(id);
+    if (!head.definitions.has(id)) {
+      push(
+        violation("dependency-unknown", {
+          task: id,
+          path: options.ledger,
+          line: head.ledgerLine(id),
+          message: `the ledger has an entry for ${id}, which is not defined`,
+          hint: `Define ${id} in ${options.definitions} first, or fix the id.`,
+        }),
+      );
+      continue;
+    }
+    for (const resolver of after.blocked_by.filter((other) => !head.definitions.has(other))) {
+      push(
+        violation("dependency-unknown", {
+          task: id,
+          path: options.ledger,
+          line: head.ledgerLine(id, "blocked_by"),
+          message: `${id} is blocked by ${resolver}, which is not defined`,
+        }),
+      );
+    }
+    const fromStatus = before?.status ?? (base.definitions.has(id) ? "todo" : null);
+    if (fromStatus !== after.status) findings.transitions.push({ task: id, from: fromStatus, to: after.status });
     const definition = head.definitions.get(id);
     const added = judgeEntry(config, judge, base, head, pr, id, definition, before, after, retired, findings);
     newEntries += added.count;
@@ -293,10 +326,6 @@ function evaluateBoard(
   return findings;
 }
 
-function problemKey(item: Violation): string {
-  return `${item.code}\u0000${item.task ?? ""}\u0000${item.message}`;
-}
-
 function unblockTarget(entry: LedgerEntry): Status {
   const block = [...entry.history].reverse().find((item) => item.action === "escalate");
   return block?.from === "review" ? "review" : "todo";
@@ -330,7 +359,7 @@ function judgeEntry(
   if (!definition) return { count: 0, executing: false };
 
   const prefix = start.history;
-  const rewritten = prefix.findIndex((item, index) => JSON.stringify(after.history[index]) !== JSON.stringify(item));
+  const rewritten = prefix.findIndex((item, index) => !deepEqual(after.history[index], item));
   if (rewritten >= 0) {
     push(
       violation("history-rewritten", {
@@ -385,6 +414,7 @@ function judgeEntry(
 
   added.forEach((item, index) => {
     const at = where("history", historyIndex(index));
+    const atOf = () => at;
     const edge = edgeFor(item.from, item.to, item.action);
     if (item.from !== status || !edge) {
       push(
@@ -482,14 +512,14 @@ function judgeEntry(
           push(violation("agent-retired", { task: id, ...at, message: `${item.by} is retired and cannot submit` }));
         }
         findings.violations.push(
-          ...checkReferencedFile(head.snapshot, id, "evidence", item.evidence, options.evidence_dir, at),
+          ...checkReferencedFile(head.snapshot, id, "evidence", item.evidence, options.evidence_dir, atOf),
           ...checkReferencedFile(
             head.snapshot,
             id,
             "handoff",
             item.handoff ?? handoffPath(options, id),
             options.handoffs_dir,
-            at,
+            atOf,
           ),
         );
         break;
@@ -537,7 +567,7 @@ function judgeEntry(
             "issue report",
             issuePath(options, id, reporter),
             options.issues_dir,
-            at,
+            atOf,
           ),
           ...checkReferencedFile(
             head.snapshot,
@@ -545,7 +575,7 @@ function judgeEntry(
             "handoff",
             item.handoff ?? handoffPath(options, id),
             options.handoffs_dir,
-            at,
+            atOf,
           ),
         );
         const resolvers = after.blocked_by;
@@ -858,7 +888,7 @@ function auditBoard(config: Config, snapshot: Snapshot): Findings {
   findings.violations.push(...board.problems);
   if (board.problems.length > 0) return findings;
   const root = renderRootOf(config);
-  findings.violations.push(...staleViolations(renderBoard(board, root), snapshot, root));
+  findings.violations.push(...staleViolations(boardRenderPlan(board, root), snapshot, root));
   findings.violations.push(...graphProblems(board));
   const retired = retiredOwners(board);
   for (const [owner, tasks] of ownedUnfinished(board)) {
@@ -934,7 +964,7 @@ function auditBoard(config: Config, snapshot: Snapshot): Findings {
     if (entry.status === "review" || entry.status === "done") {
       const submit = lastSubmit(entry);
       if (submit) {
-        const where = at("history", entry.history.indexOf(submit));
+        const where = () => at("history", entry.history.indexOf(submit));
         findings.violations.push(
           ...checkReferencedFile(snapshot, id, "evidence", submit.evidence, options.evidence_dir, where),
           ...checkReferencedFile(

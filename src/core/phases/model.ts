@@ -14,7 +14,7 @@ import {
 import { CONFIG_PATH, parseConfig, type Config } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
 import { frameworkMatcher, renderRootOf } from "../paths.js";
-import { renderPhases } from "../render/phases.js";
+import { phasesRenderPlan, renderPhases } from "../render/phases.js";
 import { staleViolations } from "../render/stale.js";
 import type { EdgeDef, EditScope } from "../presets/phases.js";
 import type { SnapshotScope } from "../port.js";
@@ -76,7 +76,9 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
       for (const id of [...index.tasks.keys()].sort()) {
         findings.violations.push(...auditTask(workflow, id, index.tasks.get(id)));
       }
-      findings.violations.push(...staleViolations(renderPhases(workflow, snapshot, renderRoot), snapshot, renderRoot));
+      findings.violations.push(
+        ...staleViolations(phasesRenderPlan(workflow, snapshot, renderRoot), snapshot, renderRoot),
+      );
       return findings;
     },
 

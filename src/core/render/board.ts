@@ -5,9 +5,20 @@
 import { entryOf, handoffPath, lastSubmit, type Board } from "../board/board.js";
 import { BOARD_EDGES, STATUSES, type Definition } from "../board/formats.js";
 import { cell, compareIds, countBy, mermaidId, mermaidLabel, relativeLink, stamp, table } from "./markdown.js";
+import type { RenderPlan } from "./stale.js";
 
 /** Above this many tasks the dependency diagram shows only unfinished tasks. */
 const DAG_LIMIT = 300;
+
+/** What rendering would produce, without rendering: the stamp every file starts with, and the paths. */
+export function boardRenderPlan(board: Board, root: string): RenderPlan {
+  const source = `${board.options.ledger} revision ${board.ledger.revision}`;
+  const ids = [...board.definitions.keys()].sort(compareIds);
+  return {
+    stamp: stamp(source),
+    paths: [`${root}/matrix.md`, `${root}/stages.md`, ...ids.map((id) => `${root}/cards/${id}.md`)],
+  };
+}
 
 export function renderBoard(board: Board, root: string): Map<string, string> {
   const files = new Map<string, string>();

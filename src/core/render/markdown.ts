@@ -60,6 +60,9 @@ export function countBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return counts;
 }
 
+const collator = new Intl.Collator("en", { numeric: true });
+
+/** Orders ids as people do: T2 before T10. */
 export function compareIds(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  return collator.compare(a, b);
 }

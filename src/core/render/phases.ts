@@ -6,13 +6,18 @@ import { indexTasks, isValidTaskId, readTask, type PhasesTask } from "../phases/
 import type { Snapshot } from "../types.js";
 import type { Workflow } from "../workflow.js";
 import { cell, compareIds, countBy, fingerprint, relativeLink, stamp, table } from "./markdown.js";
+import type { RenderPlan } from "./stale.js";
 
-export function renderPhases(workflow: Workflow, snapshot: Snapshot, root: string): Map<string, string> {
+function readTasks(workflow: Workflow, snapshot: Snapshot): PhasesTask[] {
   const index = indexTasks(snapshot, workflow.def.tasksDir);
-  const tasks: PhasesTask[] = [...index.tasks.keys()]
+  return [...index.tasks.keys()]
     .filter(isValidTaskId)
     .sort(compareIds)
     .map((id) => readTask(workflow, id, index.tasks.get(id)));
+}
+
+/** A fingerprint of every task's state, artifacts and approvals: what the rendered files are stamped with. */
+function sourceOf(workflow: Workflow, tasks: readonly PhasesTask[]): string {
   const print = tasks
     .map(
       (task) =>
@@ -22,7 +27,21 @@ export function renderPhases(workflow: Workflow, snapshot: Snapshot, root: strin
           .join(",")}\t${task.approvals.length}`,
     )
     .join("\n");
-  const source = `${workflow.def.tasksDir}/ state ${fingerprint(print)}`;
+  return `${workflow.def.tasksDir}/ state ${fingerprint(print)}`;
+}
+
+/** What rendering would produce, without rendering: the stamp every file starts with, and the paths. */
+export function phasesRenderPlan(workflow: Workflow, snapshot: Snapshot, root: string): RenderPlan {
+  const tasks = readTasks(workflow, snapshot);
+  return {
+    stamp: stamp(sourceOf(workflow, tasks)),
+    paths: [`${root}/matrix.md`, `${root}/stages.md`, ...tasks.map((task) => `${root}/cards/${task.id}.md`)],
+  };
+}
+
+export function renderPhases(workflow: Workflow, snapshot: Snapshot, root: string): Map<string, string> {
+  const tasks = readTasks(workflow, snapshot);
+  const source = sourceOf(workflow, tasks);
   const files = new Map<string, string>();
   files.set(`${root}/matrix.md`, renderMatrix(workflow, tasks, root, source));
   files.set(`${root}/stages.md`, renderStages(workflow, tasks, source));

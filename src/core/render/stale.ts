@@ -23,28 +23,42 @@ export function staleness(rendered: ReadonlyMap<string, string>, snapshot: Snaps
   return { stale: stale.sort(), extra };
 }
 
+export interface RenderPlan {
+  /** The first line of every rendered file: names the state it was rendered from. */
+  readonly stamp: string;
+  readonly paths: readonly string[];
+}
+
 const SHOWN = 10;
 
-/** `matrix-stale` for a repository that renders (its matrix exists) and whose files are out of date. */
-export function staleViolations(rendered: ReadonlyMap<string, string>, snapshot: Snapshot, root: string): Violation[] {
+/**
+ * `matrix-stale` for a repository that renders (its matrix exists): a rendered file is stale when it
+ * is missing, when its stamp names another state than the current one, or when it is the card of a
+ * task that no longer exists. Judged from the stamps alone, so an audit never re-renders;
+ * `taskgate render --check` compares whole contents.
+ */
+export function staleViolations(plan: RenderPlan, snapshot: Snapshot, root: string): Violation[] {
   if (!snapshot.files.has(`${root}/matrix.md`)) return [];
-  const { stale, extra } = staleness(rendered, snapshot, root);
-  const all = [...stale, ...extra];
-  const out = all.slice(0, SHOWN).map((path) =>
-    violation("matrix-stale", {
-      path,
-      message: extra.includes(path)
-        ? `${path} belongs to no task any more`
-        : snapshot.files.has(path)
-          ? `${path} does not match the current state`
-          : `${path} is missing`,
-    }),
-  );
-  if (all.length > SHOWN) {
+  const expected = new Set(plan.paths);
+  const problems: { path: string; message: string }[] = [];
+  for (const path of plan.paths) {
+    const entry = snapshot.files.get(path);
+    if (!entry) problems.push({ path, message: `${path} is missing` });
+    else if (entry.kind !== "file" || !entry.text?.startsWith(`${plan.stamp}\n`)) {
+      problems.push({ path, message: `${path} was rendered from another state than the current one` });
+    }
+  }
+  const cards = `${root}/cards/`;
+  for (const path of [...snapshot.files.keys()].sort()) {
+    if (path.startsWith(cards) && !expected.has(path))
+      problems.push({ path, message: `${path} belongs to no task any more` });
+  }
+  const out = problems.slice(0, SHOWN).map((problem) => violation("matrix-stale", problem));
+  if (problems.length > SHOWN) {
     out.push(
       violation("matrix-stale", {
         path: root,
-        message: `${all.length - SHOWN} more rendered file(s) under ${root}/ are out of date`,
+        message: `${problems.length - SHOWN} more rendered file(s) under ${root}/ are out of date`,
       }),
     );
   }
