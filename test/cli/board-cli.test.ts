@@ -166,5 +166,8 @@ describe("taskgate explain on a board", () => {
     expect(run.stdout).toContain("depends on: api (in_progress)");
     expect(run.stdout).toContain("→ in_progress (needs a claim by the pull request's author");
     expect(run.stdout).toContain("api done first");
+    expect(run.stdout).toContain("who may approve: role:qa");
+    const blocked = await runCli(["explain", "api", "--format", "json"], repo.dir);
+    expect(blocked.json()).toMatchObject({ task: "api", state: "in_progress", approvers: ["role:qa"] });
   });
 });

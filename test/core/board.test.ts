@@ -492,6 +492,22 @@ describe("board: audit", () => {
     expect(report.records).toEqual([{ task: "p", from: "blocked", to: "todo", by: "taskgate[bot]", kind: "unblock" }]);
   });
 
+  it("falls back to the configured approvers when the reviewer role is not defined", () => {
+    const plain = config("preset: board\n");
+    const defs = [def("a")];
+    const b = snapshot(board(defs, { a: claimed("carol") }, 1, EVIDENCE));
+    const h = snapshot(board(defs, { a: submitted("carol") }, 2, EVIDENCE));
+    const pending = evaluate(plain, b, h, pullRequest(b, h));
+    expect(pending.pending[0]!.approvers).toEqual(["anyone with write permission"]);
+    const approved = evaluate(
+      plain,
+      b,
+      h,
+      pullRequest(b, h, { reviews: [approve("dave")], permissions: { dave: "write" } }),
+    );
+    expect(approved.records).toEqual([expect.objectContaining({ kind: "approve", by: "dave" })]);
+  });
+
   it("works with `preset: board` alone on an empty repository", () => {
     expect(audit(config("preset: board\n"), snapshot({})).conclusion).toBe("success");
   });

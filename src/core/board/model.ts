@@ -1083,7 +1083,10 @@ function explainTask(config: Config, board: Board, definition: Definition, probl
     state: entry.status,
     facts,
     next,
-    approvers: entry.status === "review" ? reviewers : [],
+    approvers:
+      entry.status === "blocked" && definition.external
+        ? describeApprovers(rolePolicy(config, "release", config.board.coordinator_role))
+        : reviewers,
     problems,
   };
 }
