@@ -11,31 +11,19 @@
  *
  * Medians of BENCH_RUNS runs (default 7) after one warm-up, interleaved. Last line: BENCH_JSON.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { RUNS, cleanUp, intFromEnv, measure, prng, run, tempDirs } from "./lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const TASKS = intFromEnv("BENCH_TASKS", 10_000, 100);
-const RUNS = intFromEnv("BENCH_RUNS", 7, 1);
 const TARGET_RATIO = 3;
 const TARGET_CHECK_MS = 1000;
 const CONFIG = "preset: board\nroles:\n  qa: [quinn]\n";
-
-function intFromEnv(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    console.error(`bench: ${name} must be an integer >= ${min}, got "${raw}"`);
-    process.exit(1);
-  }
-  return value;
-}
 
 if (!existsSync(join(ROOT, "dist/core/service.js"))) {
   console.error("bench: dist/core/service.js is missing: run npm run build first");
@@ -48,17 +36,6 @@ const { readLimits } = await load("dist/core/config.js");
 
 // ---------------------------------------------------------------------------------------------
 // The synthetic board
-
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ROLES = ["front", "backend", "protocol", "crypto", "storage", "media", "realtime", "security", "qa", "docs"];
 const id = (n) => `T${String(n).padStart(5, "0")}`;
@@ -219,55 +196,8 @@ async function buildBoard(count, seed) {
   return { dir, plan, files, buildMs: performance.now() - started };
 }
 
-function run(command, args, { cwd, input } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: [input ? "pipe" : "ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} failed (${code}): ${stderr.trim()}`)),
-    );
-    if (input) {
-      child.stdin.on("error", () => {});
-      input.pipe(child.stdin);
-    }
-  });
-}
-
-const tempDirs = [];
-const cleanUp = () => tempDirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true }));
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Measurements
-
-async function measure(...fns) {
-  const results = [];
-  for (const fn of fns) results.push(await fn());
-  const times = fns.map(() => []);
-  for (let round = 0; round < RUNS; round++) {
-    for (const [i, fn] of fns.entries()) {
-      const start = performance.now();
-      await fn();
-      times[i].push(performance.now() - start);
-    }
-  }
-  return fns.map((_, i) => ({ ...stats(times[i]), result: results[i] }));
-}
-
-function stats(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  const round = (ms) => Math.round(ms * 10) / 10;
-  return { median: round(median), min: round(sorted[0]), max: round(sorted.at(-1)) };
-}
 
 const auditOnce = (dir) => async () => auditRevision(await GitRepository.open(dir), "main");
 const floorOnce = (dir) => async () => {
@@ -367,6 +297,5 @@ try {
     })}`,
   );
 } finally {
-  if (process.env.BENCH_KEEP) console.log(`kept ${tempDirs.join(" ")}`);
-  else cleanUp();
+  cleanUp();
 }

@@ -13,13 +13,13 @@
  * `npm run build`): `npm run bench`, or `BENCH_TASKS=2000 BENCH_RUNS=3 npm run bench`. The last line
  * printed is `BENCH_JSON {...}` for machines. Nothing is written into the repository.
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { RUNS, cleanUp, intFromEnv, measure, prng, run, tempDirs } from "./lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -27,22 +27,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 // Settings
 
 const TASKS = intFromEnv("BENCH_TASKS", 10_000, 100);
-const RUNS = intFromEnv("BENCH_RUNS", 7, 1);
 const SRC_FILES = Math.max(10, Math.round(TASKS / 10)); // 1,000 project files for 10,000 tasks
 const TARGET_RATIO = 3;
 const TARGET_CHECK_MS = 1000;
 const PR_AUTHOR = "carol";
-
-function intFromEnv(name, fallback, min) {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    console.error(`bench: ${name} must be an integer >= ${min}, got "${raw}"`);
-    process.exit(1);
-  }
-  return value;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The compiled modules (imported once)
@@ -85,18 +73,6 @@ function warnIfDistIsStale() {
 
 // ---------------------------------------------------------------------------------------------
 // Synthetic repositories
-
-/** Deterministic PRNG (mulberry32), so every run builds the same repository. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   "the task spec design test plan edge case input output error retry cache index parser state " +
@@ -303,26 +279,6 @@ async function buildRepository(taskCount, srcCount, seed) {
   return { dir, plan, pr, files, buildMs: performance.now() - started };
 }
 
-function run(command, args, { cwd, input } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: [input ? "pipe" : "ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} failed (${code}): ${stderr.trim()}`)),
-    );
-    if (input) {
-      child.stdin.on("error", () => {}); // git failed early: its exit code and stderr tell why
-      input.pipe(child.stdin);
-    }
-  });
-}
-
-const tempDirs = [];
-function cleanUp() {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {
     cleanUp();
@@ -333,34 +289,6 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 // ---------------------------------------------------------------------------------------------
 // Measurements
 
-/**
- * One warm-up run of each function (which also counts its git processes), then `RUNS` rounds that
- * time each function once, interleaved, so that a change in machine load hits all of them alike.
- */
-async function measure(...fns) {
-  const counters = fns.map(() => ({ count: 0 }));
-  const results = [];
-  for (const [i, fn] of fns.entries()) results.push(await fn(counters[i]));
-  const processes = counters.map((counter) => counter.count);
-  const times = fns.map(() => []);
-  for (let round = 0; round < RUNS; round++) {
-    for (const [i, fn] of fns.entries()) {
-      const start = performance.now();
-      await fn(counters[i]);
-      times[i].push(performance.now() - start);
-    }
-  }
-  return fns.map((_, i) => ({ ...stats(times[i]), processes: processes[i], result: results[i] }));
-}
-
-function stats(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  return { median: round(median), min: round(sorted[0]), max: round(sorted.at(-1)) };
-}
-
-const round = (ms) => Math.round(ms * 10) / 10;
 const open = (dir, spawns) => GitRepository.open(dir, { onSpawn: () => spawns.count++ });
 
 /** taskgate's audit, end to end. */

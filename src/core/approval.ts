@@ -5,7 +5,9 @@
  * after the reviewed commit.
  */
 import type { ApprovalRuleConfig, Config } from "./config.js";
+import type { Findings } from "./model.js";
 import type { Permission, PrCommit, PrContext, Review } from "./types.js";
+import { violation } from "./violations.js";
 
 export type Ineligibility = "author" | "contributor" | "bot" | "not-approver" | "permission" | "stale" | "conflict";
 
@@ -227,4 +229,46 @@ function timeOf(review: Review): number {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}
+
+/** Where a gate stands, for its record or its pending item. */
+export interface GateSite {
+  readonly task: string;
+  readonly from: string;
+  readonly to: string;
+  readonly path: string;
+  readonly line?: number | undefined;
+  /** What waits, in words: "t1 waits for approval of research". */
+  readonly waiting: string;
+}
+
+/** A met gate becomes the record the bot commits; an unmet one a pending item naming who may approve. */
+export function gateOutcome(judgement: GateJudgement, site: GateSite, findings: Findings): void {
+  if (judgement.met) {
+    const deciding = judgement.approvals.slice(-judgement.policy.count);
+    const at = deciding.at(-1)?.review.submitted_at;
+    findings.records.push({
+      task: site.task,
+      from: site.from,
+      to: site.to,
+      by: deciding.map((verdict) => verdict.login).join(","),
+      kind: "approve",
+      ...(at ? { at } : {}),
+    });
+    return;
+  }
+  const notes = judgement.ignored.map((verdict) => verdict.detail).filter(Boolean);
+  const approvers = describeApprovers(judgement.policy);
+  findings.pending.push({
+    ...violation("approval-required", {
+      task: site.task,
+      path: site.path,
+      line: site.line,
+      message:
+        `${site.waiting} (${site.from} → ${site.to}): ${judgement.approvals.length} of ${judgement.policy.count} approving review(s)` +
+        (notes.length > 0 ? `; not counted: ${notes.join("; ")}` : ""),
+      hint: `Ask ${approvers.join(" or ")} to approve the pull request; taskgate then records ${site.to}.`,
+    }),
+    approvers,
+  });
 }

@@ -10,7 +10,7 @@ import {
   lower,
   principalMatcher,
   type ApprovalSubject,
-  type GateJudgement,
+  gateOutcome,
 } from "../approval.js";
 import type { ApprovalRuleConfig, Config } from "../config.js";
 import { CONFIG_PATH } from "../config.js";
@@ -639,7 +639,18 @@ function judgeEntry(
         const backed = judge.backing("release", item.by, subject, "APPROVED", policy);
         if (!backed?.ok) {
           const judgement = judge.judgeGate("release", subject, policy);
-          gateOutcome(judgement, findings, id, "blocked", "todo", options.ledger, head.ledgerLine(id), "release of");
+          gateOutcome(
+            judgement,
+            {
+              task: id,
+              from: "blocked",
+              to: "todo",
+              path: options.ledger,
+              line: head.ledgerLine(id),
+              waiting: `the release of ${id} waits for approval`,
+            },
+            findings,
+          );
         }
         break;
       }
@@ -726,46 +737,18 @@ function gateReview(
     );
     return;
   }
-  gateOutcome(judgement, findings, id, "review", "done", config.board.ledger, head.ledgerLine(id), "review of");
-}
-
-function gateOutcome(
-  judgement: GateJudgement,
-  findings: Findings,
-  id: string,
-  from: Status,
-  to: Status,
-  path: string,
-  line: number | undefined,
-  what: string,
-): void {
-  if (judgement.met) {
-    const deciding = judgement.approvals.slice(-judgement.policy.count);
-    const at = deciding.at(-1)?.review.submitted_at;
-    findings.records.push({
+  gateOutcome(
+    judgement,
+    {
       task: id,
-      from,
-      to,
-      by: deciding.map((verdict) => verdict.login).join(","),
-      kind: "approve",
-      ...(at ? { at } : {}),
-    });
-    return;
-  }
-  const notes = judgement.ignored.map((verdict) => verdict.detail).filter(Boolean);
-  const approvers = describeApprovers(judgement.policy);
-  findings.pending.push({
-    ...violation("approval-required", {
-      task: id,
-      path,
-      ...(line !== undefined && { line }),
-      message:
-        `${what} ${id} waits for approval (${from} → ${to}): ${judgement.approvals.length} of ${judgement.policy.count} approving review(s)` +
-        (notes.length > 0 ? `; not counted: ${notes.join("; ")}` : ""),
-      hint: `Ask ${approvers.join(" or ")} to approve the pull request; taskgate then records ${to}.`,
-    }),
-    approvers,
-  });
+      from: "review",
+      to: "done",
+      path: config.board.ledger,
+      line: head.ledgerLine(id),
+      waiting: `${id} waits for a review`,
+    },
+    findings,
+  );
 }
 
 function dependsOn(board: Board, from: string, target: string): boolean {

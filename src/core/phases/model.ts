@@ -9,7 +9,8 @@ import {
   lower,
   principalMatcher,
   type ApprovalSubject,
-  type GateJudgement,
+  gateOutcome,
+  type GateSite,
 } from "../approval.js";
 import { CONFIG_PATH, parseConfig, type Config } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
@@ -423,13 +424,13 @@ function judgeTask(
       );
       return;
     }
-    gateOutcome(judge.judgeGate(phase, subject), edge, findings, id, dir, phase);
+    gateOutcome(judge.judgeGate(phase, subject), gateSite(id, dir, phase, edge), findings);
   });
   // A task waiting at an awaiting state: the next bot gate is pending or ready to record.
   for (const edge of workflow.edgesFrom(to)) {
     if (!workflow.isBotGate(edge)) continue;
     const phase = workflow.gatePhase(edge);
-    gateOutcome(judge.judgeGate(phase, subject), edge, findings, id, dir, phase);
+    gateOutcome(judge.judgeGate(phase, subject), gateSite(id, dir, phase, edge), findings);
   }
 
   const alsoRequired: string[] = [];
@@ -441,40 +442,14 @@ function judgeTask(
   findings.violations.push(...checkArtifacts(workflow, after, { state: to, alsoRequired, looped }));
 }
 
-function gateOutcome(
-  judgement: GateJudgement,
-  edge: EdgeDef,
-  findings: Findings,
-  id: string,
-  dir: string,
-  phase: string,
-): void {
-  if (judgement.met) {
-    const deciding = judgement.approvals.slice(-judgement.policy.count);
-    const at = deciding.at(-1)?.review.submitted_at;
-    findings.records.push({
-      task: id,
-      from: edge.from,
-      to: edge.to,
-      by: deciding.map((verdict) => verdict.login).join(","),
-      kind: "approve",
-      ...(at ? { at } : {}),
-    });
-    return;
-  }
-  const have = judgement.approvals.length;
-  const notes = judgement.ignored.map((verdict) => verdict.detail).filter(Boolean);
-  findings.pending.push({
-    ...violation("approval-required", {
-      task: id,
-      path: `${dir}/${STATE_FILE}`,
-      message:
-        `${id} waits for approval of ${phase} (${edge.from} → ${edge.to}): ${have} of ${judgement.policy.count} approving review(s)` +
-        (notes.length > 0 ? `; not counted: ${notes.join("; ")}` : ""),
-      hint: `Ask ${describeApprovers(judgement.policy).join(" or ")} to approve the pull request; taskgate then records ${edge.to}.`,
-    }),
-    approvers: describeApprovers(judgement.policy),
-  });
+function gateSite(id: string, dir: string, phase: string, edge: EdgeDef): GateSite {
+  return {
+    task: id,
+    from: edge.from,
+    to: edge.to,
+    path: `${dir}/${STATE_FILE}`,
+    waiting: `${id} waits for approval of ${phase}`,
+  };
 }
 
 function otherVerdictTarget(workflow: Workflow, edge: EdgeDef): string {
