@@ -52,6 +52,16 @@ const Approvals = ApprovalRule.extend({
     .describe("Overrides per gate, keyed by the phase being approved (research, design, human_intervention, ...)."),
 });
 
+/** A path inside the repository: relative, no `.`/`..` segments, forward slashes. */
+const RepoPath = z
+  .string()
+  .min(1)
+  .refine(
+    (path) =>
+      !path.startsWith("/") && !path.includes("\\") && path.split("/").every((part) => part !== ".." && part !== "."),
+    "a relative path inside the repository (no leading /, no . or .. segments)",
+  );
+
 const StateName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_:.-]*$/, "a state name: letters, digits, _ : . -");
 const EditScope = z.enum(["task", "project"]);
 
@@ -74,7 +84,7 @@ const Edge = z.strictObject({
 
 const WorkflowOverride = z
   .strictObject({
-    tasks_dir: z.string().min(1).optional().describe("Folder that holds one folder per task. Default: tasks."),
+    tasks_dir: RepoPath.optional().describe("Folder that holds one folder per task. Default: tasks."),
     initial: StateName.optional(),
     states: z.record(StateName, StateOverride).optional(),
     phases: z
@@ -96,11 +106,11 @@ const WorkflowOverride = z
 
 const BoardOptions = z
   .strictObject({
-    definitions: z.string().min(1).default("planning/tasks.json").describe("Task definitions (ids are never reused)."),
-    ledger: z.string().min(1).default("state/tasks.json").describe("Status, owner and history of each task."),
-    evidence_dir: z.string().min(1).default("state/evidence"),
-    handoffs_dir: z.string().min(1).default("state/handoffs"),
-    issues_dir: z.string().min(1).default("state/issues"),
+    definitions: RepoPath.default("planning/tasks.json").describe("Task definitions (ids are never reused)."),
+    ledger: RepoPath.default("state/tasks.json").describe("Status, owner and history of each task."),
+    evidence_dir: RepoPath.default("state/evidence"),
+    handoffs_dir: RepoPath.default("state/handoffs"),
+    issues_dir: RepoPath.default("state/issues"),
     coordinator_role: z
       .string()
       .min(1)
@@ -122,7 +132,7 @@ export const ConfigSchema = z
     approvals: Approvals.default(Approvals.parse({})),
     render: z
       .strictObject({
-        path: z.string().min(1).default("docs/status").describe("Where matrices, cards and stages are written."),
+        path: RepoPath.default("docs/status").describe("Where matrices, cards and stages are written."),
         commit: z.enum(["pr", "default-branch", "off"]).default("pr"),
       })
       .default({ path: "docs/status", commit: "pr" }),

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createModel, evaluate } from "../../src/core/evaluate.js";
 import { PHASES_PRESET } from "../../src/core/presets/phases.js";
 import { buildWorkflow, mergeWorkflow } from "../../src/core/workflow.js";
+import * as configModule from "../../src/core/config.js";
 import { config, pullRequest, snapshot, task } from "../helpers/memory.js";
 
 function workflowOf(yaml: string) {
@@ -92,5 +93,14 @@ workflow:
     const head = snapshot(task("t", "research", {}, "work/items"));
     const report = evaluate(conf, base, head, pullRequest(base, head));
     expect(report).toMatchObject({ conclusion: "success", transitions: [{ task: "t", from: "new", to: "research" }] });
+  });
+});
+
+describe("config paths", () => {
+  it.each(["../outside", "/etc", "docs/../../x", "a\\b"])("refuses %s as a folder", (path) => {
+    const { parseConfig } = configModule;
+    const result = parseConfig(`preset: board\nrender:\n  path: "${path.replace(/\\/g, "\\\\")}"\n`);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues[0]).toMatchObject({ path: "render.path", line: 3 });
   });
 });

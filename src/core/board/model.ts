@@ -243,6 +243,7 @@ function evaluateBoard(
           hint: `Define ${id} in ${options.definitions} first, or fix the id.`,
         }),
       );
+      newEntries += Math.max(0, after.history.length - (before?.history.length ?? 0));
       continue;
     }
     for (const resolver of after.blocked_by.filter((other) => !head.definitions.has(other))) {
