@@ -2,7 +2,7 @@
  * The two pure entry points: `evaluate(config, base, head, pr)` judges a pull request and
  * `audit(config, snapshot)` judges a revision. Both return a `Report` and never throw on bad input.
  */
-import type { Config, ConfigIssue } from "./config.js";
+import { CONFIG_PATH, parseConfig, type Config, type ConfigIssue } from "./config.js";
 import type { Findings, WorkflowModel } from "./model.js";
 import { createBoardModel } from "./board/model.js";
 import { createPhasesModel } from "./phases/model.js";
@@ -25,6 +25,10 @@ export function evaluate(config: Config, base: Snapshot, head: Snapshot, pr: PrC
   const created = createModel(config);
   if (!created.ok) return configReport(created.issues);
   const findings = created.model.evaluate(base, head, pr);
+  // A PR that edits the config is judged by the base config, but the new one must be valid.
+  if (pr.files.some((file) => file.path === CONFIG_PATH && file.status !== "removed")) {
+    findings.violations.push(...validateConfigFile(head));
+  }
   return buildReport(findings, `pull request by ${pr.author}, ${pr.files.length} changed file(s)`);
 }
 
@@ -99,4 +103,28 @@ function dedupe(items: readonly Violation[]): Violation[] {
     seen.add(key);
     return true;
   });
+}
+
+/** Problems of the config a PR proposes: its own YAML/schema errors and an unsound workflow. */
+function validateConfigFile(head: Snapshot): Violation[] {
+  const entry = head.files.get(CONFIG_PATH);
+  if (!entry) return [];
+  if (entry.kind !== "file" || entry.text === undefined) {
+    return [
+      violation("config-invalid", {
+        path: CONFIG_PATH,
+        message: `the new ${CONFIG_PATH} is not a readable text file`,
+      }),
+    ];
+  }
+  const result = parseConfig(entry.text);
+  const issues = result.ok ? ((createModel(result.config) as { issues?: ConfigIssue[] }).issues ?? []) : result.issues;
+  return issues.map((issue) =>
+    violation("config-invalid", {
+      path: CONFIG_PATH,
+      ...(issue.line !== undefined && { line: issue.line }),
+      message: `the new config is invalid at ${issue.path || "(root)"}: ${issue.message}`,
+      hint: "This pull request is judged by the base branch's config; fix the new one before it lands.",
+    }),
+  );
 }

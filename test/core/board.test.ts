@@ -373,6 +373,17 @@ describe("board: definitions, history and files", () => {
     ]);
   });
 
+  it("validates a config the PR proposes, judging the PR by the base one", () => {
+    const report = check(
+      { ...board(defs, {}, 0), ".github/taskgate.yml": "preset: board\n" },
+      { ...board(defs, {}, 0), ".github/taskgate.yml": "preset: board\nrender:\n  path: ../../etc\n" },
+      { author: "carol" },
+    );
+    expect(report.violations).toContainEqual(
+      expect.objectContaining({ code: "config-invalid", path: ".github/taskgate.yml", line: 3 }),
+    );
+  });
+
   it("keeps history append-only", () => {
     const original = claimed("carol");
     const rewritten = entry("in_progress", { owner: "carol", history: [{ ...original.history[0]!, by: "dave" }] });

@@ -12,7 +12,7 @@ import {
   gateOutcome,
   type GateSite,
 } from "../approval.js";
-import { CONFIG_PATH, parseConfig, type Config } from "../config.js";
+import { CONFIG_PATH, type Config } from "../config.js";
 import { emptyFindings, type Explanation, type Findings, type NextStep, type WorkflowModel } from "../model.js";
 import { frameworkMatcher, renderRootOf } from "../paths.js";
 import { phasesRenderPlan, renderPhases } from "../render/phases.js";
@@ -207,10 +207,6 @@ function evaluatePhases(
     }
   }
 
-  // A PR that edits the config is judged by the base config, but the new one must be valid.
-  if (pr.files.some((file) => file.path === CONFIG_PATH && file.status !== "removed")) {
-    findings.violations.push(...validateConfigFile(head));
-  }
   return findings;
 }
 
@@ -464,29 +460,6 @@ function otherVerdictTarget(workflow: Workflow, edge: EdgeDef): string {
 
 function projectStates(workflow: Workflow): string[] {
   return workflow.stateNames.filter((state) => workflow.editScope(state).includes("project"));
-}
-
-function validateConfigFile(head: Snapshot): Violation[] {
-  const entry = head.files.get(CONFIG_PATH);
-  if (!entry) return [];
-  if (entry.kind !== "file" || entry.text === undefined) {
-    return [
-      violation("config-invalid", {
-        path: CONFIG_PATH,
-        message: `the new ${CONFIG_PATH} is not a readable text file`,
-      }),
-    ];
-  }
-  const result = parseConfig(entry.text);
-  if (result.ok) return [];
-  return result.issues.map((issue) =>
-    violation("config-invalid", {
-      path: CONFIG_PATH,
-      ...(issue.line !== undefined && { line: issue.line }),
-      message: `the new config is invalid at ${issue.path || "(root)"}: ${issue.message}`,
-      hint: "This pull request is judged by the base branch's config; fix the new one before it lands.",
-    }),
-  );
 }
 
 function explainTask(config: Config, workflow: Workflow, task: PhasesTask, problems: Violation[]): Explanation {
