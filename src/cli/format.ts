@@ -7,10 +7,10 @@ function location(item: Violation): string {
   return item.line !== undefined ? `${item.path}:${item.line}` : item.path;
 }
 
+/** One line per problem: where, the code, what is wrong, how to fix it (and who may approve). */
 function formatItem(item: Violation | Pending): string {
-  const lines = [`${location(item)}: ${item.code}: ${item.message}`, `    hint: ${item.hint}`];
-  if ("approvers" in item) lines.push(`    approvers: ${item.approvers.join(", ")}`);
-  return lines.join("\n");
+  const who = "approvers" in item ? ` [approvers: ${item.approvers.join(", ")}]` : "";
+  return `${location(item)}: ${item.code}: ${item.message} (hint: ${item.hint})${who}`;
 }
 
 export function formatReport(report: Report, title: string): string {
@@ -46,7 +46,7 @@ export function formatExplanation(explanation: Explanation): string {
   if (explanation.approvers.length > 0) out.push(`  who may approve: ${explanation.approvers.join(", ")}`);
   if (explanation.problems.length > 0) {
     out.push("  problems:");
-    for (const problem of explanation.problems) out.push(`    ${formatItem(problem).replace(/\n/g, "\n    ")}`);
+    for (const problem of explanation.problems) out.push(`    ${formatItem(problem)}`);
   } else out.push("  problems: none");
   return `${out.join("\n")}\n`;
 }
