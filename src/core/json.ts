@@ -48,13 +48,89 @@ export function jsonPath(path: readonly PropertyKey[]): string {
   return `$${path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("")}`;
 }
 
-/** The line of a JSON syntax error: from the engine's position when it gives one, else from a YAML parse. */
+/** The line of a JSON syntax error: from the engine's position when it gives one, else from a scan. */
 export function lineOfSyntaxError(text: string, message: string): number | undefined {
   const position = /position (\d+)/.exec(message);
-  if (position) return text.slice(0, Number(position[1])).split("\n").length;
-  const counter = new LineCounter();
-  const error = parseDocument(text, { lineCounter: counter }).errors[0];
-  return error ? counter.linePos(error.pos[0]).line : undefined;
+  const offset = position ? Number(position[1]) : syntaxErrorOffset(text);
+  return offset === undefined ? undefined : text.slice(0, offset).split("\n").length;
+}
+
+/**
+ * Where a JSON text first goes wrong, by a small recursive-descent scan (the engine's messages do
+ * not always say). `undefined` when the scan finds nothing wrong.
+ */
+export function syntaxErrorOffset(text: string): number | undefined {
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const space = () => {
+    while (at < text.length && " \t\n\r".includes(text[at]!)) at++;
+  };
+  class Stop extends Error {}
+  const fail = (): never => {
+    throw new Stop();
+  };
+  const literal = (word: string) => (text.startsWith(word, at) ? (at += word.length) : fail());
+  const string = () => {
+    at++;
+    while (at < text.length && text[at] !== '"') {
+      if (text.charCodeAt(at) < 0x20) fail();
+      at += text[at] === "\\" ? 2 : 1;
+    }
+    if (at >= text.length) fail();
+    at++;
+  };
+  const number = () => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(at, at + 400));
+    if (!match) fail();
+    at += match![0].length;
+  };
+  const value = (depth: number): void => {
+    if (depth > 2000) fail();
+    space();
+    const char = text[at];
+    if (char === "{") {
+      at++;
+      space();
+      if (text[at] === "}") return void at++;
+      for (;;) {
+        space();
+        if (text[at] !== '"') fail();
+        string();
+        space();
+        if (text[at] !== ":") fail();
+        at++;
+        value(depth + 1);
+        space();
+        if (text[at] === ",") at++;
+        else if (text[at] === "}") return void at++;
+        else fail();
+      }
+    }
+    if (char === "[") {
+      at++;
+      space();
+      if (text[at] === "]") return void at++;
+      for (;;) {
+        value(depth + 1);
+        space();
+        if (text[at] === ",") at++;
+        else if (text[at] === "]") return void at++;
+        else fail();
+      }
+    }
+    if (char === '"') return string();
+    if (char === "t") return void literal("true");
+    if (char === "f") return void literal("false");
+    if (char === "n") return void literal("null");
+    return number();
+  };
+  try {
+    value(0);
+    space();
+    return at < text.length ? at : undefined;
+  } catch (error) {
+    if (error instanceof Stop) return Math.min(at, text.length);
+    throw error;
+  }
 }
 
 /** Finds the line of the deepest existing node on a path, parsing the text once. */

@@ -61,7 +61,9 @@ describe("taskgate check", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("tasks/login/.state:1: illegal-transition: login moved past the research gate");
     expect(run.stdout).toContain(".github/workflows/ci.yml: out-of-scope:");
-    expect(run.stdout).toMatch(/without a recorded approval \(hint: Stop at research:awaiting_approval and request a review/);
+    expect(run.stdout).toMatch(
+      /without a recorded approval \(hint: Stop at research:awaiting_approval and request a review/,
+    );
     expect(run.stdout).toContain("src/app.ts: out-of-scope:");
     expect(run.stdout).toContain("failure: 3 violation(s)");
   });

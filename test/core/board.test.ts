@@ -170,6 +170,24 @@ describe("board: submit and review", () => {
     );
     expect(conflict.records).toEqual([]);
     expect(conflict.pending[0]!.message).toContain("quinn owned or submitted a");
+    const recordedByPastOwner = entry("done", {
+      history: [...resubmitted.history, step("approve", "review", "done", "quinn")],
+    });
+    const forgedConflict = check(
+      board(defs, { a: resubmitted }, 5, EVIDENCE),
+      board(defs, { a: recordedByPastOwner }, 6, EVIDENCE),
+      {
+        reviews: [approve("quinn")],
+      },
+    );
+    expect(forgedConflict.violations).toEqual([
+      expect.objectContaining({
+        code: "reviewer-conflict",
+        task: "a",
+        path: "state/tasks.json",
+        line: expect.any(Number),
+      }),
+    ]);
   });
 
   it("accepts the bot's done entry backed by a review and flags forged or conflicted ones", () => {
@@ -542,4 +560,16 @@ describe("secret patterns", () => {
       expect(scanSecrets(text)).toEqual([]);
     },
   );
+});
+
+describe("JSON syntax errors", () => {
+  it.each([
+    ["garbage{", 1],
+    ['{\n  "revision": 1,\n  "tasks": {\n    "a": { "status": "todo", }\n  }\n}\n', 4],
+    ['{\n  "revision": 1,\n  "tasks": {\n', 4],
+    ['{"a": 1}\n\n{"b": 2}', 3],
+  ])("names the line of %j", (text, line) => {
+    const report = check(board([def("a")], {}, 0), { ...board([def("a")], {}, 0), "state/tasks.json": text });
+    expect(report.violations).toEqual([expect.objectContaining({ code: "state-invalid", line })]);
+  });
 });
