@@ -23,7 +23,16 @@ import type { ChangedFile, FileEntry, PrContext, Snapshot, Violation } from "../
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
 import { checkArtifacts, checkTaskAtRest, hasLooped, readVerdict } from "./rules.js";
-import { APPROVALS_FILE, STATE_FILE, indexTasks, isValidTaskId, readTask, taskIdOf, type PhasesTask } from "./tasks.js";
+import {
+  APPROVALS_FILE,
+  STATE_FILE,
+  indexTasks,
+  isValidTaskId,
+  readTask,
+  taskIdOf,
+  truncate,
+  type PhasesTask,
+} from "./tasks.js";
 
 export function createPhasesModel(config: Config, workflow: Workflow): WorkflowModel {
   const tasksDir = workflow.def.tasksDir;
@@ -117,7 +126,7 @@ function auditTask(workflow: Workflow, id: string, files: ReadonlyMap<string, Fi
 function invalidId(dir: string, id: string): Violation {
   return violation("task-invalid-id", {
     path: dir,
-    message: `"${id}" is not a valid task id`,
+    message: `"${truncate(id)}" is not a valid task id`,
   });
 }
 
