@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// taskgate in six pull requests: copies examples/phases into a throwaway git repository, opens PR
-// branches against `main` and runs `taskgate check` on each. Exits 1 if any outcome is unexpected,
-// so it doubles as a smoke test. Usage: node scripts/demo.mjs [--keep]  (--keep: leave the repo).
+// taskgate in eleven scenarios: copies examples/phases, then examples/board, into throwaway git
+// repositories, opens PR branches against `main` and runs `taskgate check` on each (for the board,
+// `taskgate render` too). Exits 1 if any outcome is unexpected, so it doubles as a smoke test.
+// Usage: node scripts/demo.mjs [--keep]  (--keep: leave the repositories).
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { devNull, tmpdir } from "node:os";
@@ -10,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "bin", "taskgate.js");
-const SAMPLE = join(ROOT, "examples", "phases");
+const EXAMPLES = join(ROOT, "examples");
 
 const EXIT_MEANING = {
   0: "pass: no violations, nothing pending",
@@ -18,6 +19,8 @@ const EXIT_MEANING = {
   2: "usage or configuration error",
   3: "waiting for approval: an eligible reviewer must approve the pull request",
 };
+// `taskgate render` uses the same codes with its own meaning.
+const RENDER_MEANING = { ...EXIT_MEANING, 0: "the status files are up to date", 1: "stale status files" };
 
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => arg !== "--keep");
@@ -32,20 +35,24 @@ let clock = Date.parse("2025-03-10T09:00:00Z");
 ensureBuilt();
 
 const tmp = mkdtempSync(join(tmpdir(), "taskgate-demo-"));
-const repo = join(tmp, "acme-web");
+const repos = { phases: join(tmp, "acme-web"), board: join(tmp, "acme-notes") };
+// The repository the helpers below work in: the phases sample first, then the board sample.
+let repo = repos.phases;
+let part = "phases";
 const results = [];
 let crashed = false;
 try {
-  run();
+  runPhases();
+  runBoard();
 } catch (error) {
   crashed = true;
   console.error(`\ndemo: ${error instanceof Error ? error.message : String(error)}`);
 } finally {
   if (keep) {
-    console.log(`\nThe demo repository is kept at ${repo}`);
-    console.log(
-      `Try: node ${relative(process.cwd(), CLI) || CLI} explain rate-limit --repo ${repo} --ref carol/rate-limit-research`,
-    );
+    const cli = relative(process.cwd(), CLI) || CLI;
+    console.log(`\nThe demo repositories are kept at ${repos.phases} and ${repos.board}`);
+    console.log(`Try: node ${cli} explain rate-limit --repo ${repos.phases} --ref carol/rate-limit-research`);
+    console.log(`     node ${cli} explain API-2 --repo ${repos.board} --ref carol/api-2-submit`);
   } else {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -53,21 +60,14 @@ try {
 
 const failed = results.filter((result) => !result.ok);
 if (crashed || failed.length > 0) {
-  console.log(`\nDemo FAILED: ${failed.map((result) => result.title).join("; ") || "the demo itself crashed"}`);
+  const titles = failed.map((result) => `${result.part}: ${result.title}`);
+  console.log(`\nDemo FAILED: ${titles.join("; ") || "the demo itself crashed"}`);
   process.exit(1);
 }
 console.log(`\nAll ${results.length} checks ended as expected.`);
 
-function run() {
-  // The sample repository, as it is on `main`.
-  mkdirSync(repo);
-  cpSync(SAMPLE, repo, { recursive: true });
-  git(["init", "-q"]);
-  git(["symbolic-ref", "HEAD", "refs/heads/main"]);
-  git(["config", "user.name", "alice"]);
-  git(["config", "user.email", "alice@example.com"]);
-  git(["config", "commit.gpgsign", "false"]);
-  commit("Initial commit: examples/phases", "alice");
+function runPhases() {
+  setUp("phases", repos.phases);
 
   console.log(`taskgate demo: a sample repository (examples/phases) with four tasks on main:`);
   console.log(
@@ -175,6 +175,138 @@ function run() {
   );
 }
 
+function runBoard() {
+  setUp("board", repos.board);
+
+  console.log(`\n\ntaskgate demo, part 2: the board preset (examples/board): five tasks in planning/tasks.json,`);
+  console.log("their status, owner and history in state/tasks.json (revision 4) and rendered status in docs/status/:");
+  console.log("  API-1 done, API-3 in_progress (dave/agent-1), API-2, UI-1 and UI-2 todo; quinn (role qa) reviews.");
+  check("Initial state", "taskgate audit: the ledger, its evidence and the rendered status files agree", 0, [
+    "audit",
+    "--repo",
+    repo,
+    "--ref",
+    "main",
+  ]);
+
+  // a. A claim for one of carol's agents, and work inside the task's paths.
+  branch("carol/api-2");
+  ledger((board) => {
+    board.tasks["API-2"] = {
+      status: "in_progress",
+      owner: "carol/agent-7",
+      history: [entry("carol/agent-7", "claim", "todo", "in_progress")],
+    };
+  });
+  write(
+    "src/api/notes/list.js",
+    "// GET /notes?limit=N&after=ID: one page of notes, newest first, and the id to continue after.\n" +
+      "export async function listNotes(store, { limit = 20, after } = {}) {\n" +
+      "  const notes = (await store.allNotes()).toSorted((a, b) => b.createdAt - a.createdAt);\n" +
+      "  const start = after === undefined ? 0 : notes.findIndex((note) => note.id === after) + 1;\n" +
+      "  const page = notes.slice(start, start + Math.min(Math.max(limit, 1), 100));\n" +
+      "  return { notes: page, next: start + page.length < notes.length ? page.at(-1).id : null };\n" +
+      "}\n",
+  );
+  commit("API-2: claim, paginate GET /notes");
+  check(
+    "a. PASS: carol/agent-7 claims API-2",
+    "API-2 (its dependency API-1 is done) todo -> in_progress, revision 4 -> 5; edits src/api/notes/list.js",
+    0,
+    checkArgs("carol/api-2"),
+  );
+
+  // b. A claim in someone else's name, before its dependency is done, touching a shared file.
+  branch("carol/ui-1-early");
+  ledger((board) => {
+    board.tasks["UI-1"] = {
+      status: "in_progress",
+      owner: "dave",
+      history: [entry("dave", "claim", "todo", "in_progress")],
+    };
+  });
+  write("src/ui/app.js", read("src/ui/app.js").replace('  "/": ', '  "/notes": () => "<ul></ul>",\n  "/": '));
+  commit("UI-1: claim for dave, add the /notes route");
+  check(
+    "b. FAIL: carol claims UI-1 for dave",
+    "UI-1 depends on API-2 (todo) and is claimed for dave; the PR edits src/ui/app.js, outside src/ui/notes/**",
+    1,
+    checkArgs("carol/ui-1-early"),
+  );
+
+  // c. carol's agent submits API-2 with its evidence and handoff, and waits for qa.
+  branch("carol/api-2-submit", "carol/api-2");
+  write(
+    "state/evidence/API-2-tests.md",
+    "# API-2: pagination\n\n`npm test`: 17 passed, 0 failed.\n\n" +
+      "- `limit` defaults to 20 and is clamped to 1-100.\n- `after` continues after the given note id.\n",
+  );
+  write(
+    "state/handoffs/API-2.md",
+    "# API-2 handoff\n\n`listNotes(store, { limit, after })` now returns `{ notes, next }`; `next` is null on the " +
+      "last page.\nUI-1 can fetch `/notes?after=<next>` for its 'More' button.\n",
+  );
+  ledger((board) => {
+    const task = board.tasks["API-2"];
+    task.status = "review";
+    task.history.push(
+      entry("carol/agent-7", "submit", "in_progress", "review", {
+        evidence: "state/evidence/API-2-tests.md",
+        handoff: "state/handoffs/API-2.md",
+      }),
+    );
+  });
+  const head = commit("API-2: submit for review");
+  check(
+    "c. WAITING: carol/agent-7 submits API-2",
+    "API-2 in_progress -> review with evidence and handoff, revision 5 -> 6; no review yet",
+    3,
+    checkArgs("carol/api-2-submit"),
+  );
+
+  // d. The same pull request once quinn (role qa, write permission) has approved its head commit.
+  const prFile = join(tmp, "pr-api-2-approved.json");
+  const pr = {
+    author: "carol",
+    reviews: [
+      {
+        user: { login: "quinn" },
+        state: "APPROVED",
+        commit_id: head,
+        submitted_at: "2025-03-10T16:45:00Z",
+        body: "Checked the paging edge cases.",
+      },
+    ],
+    permissions: { quinn: "write", carol: "write" },
+  };
+  writeFileSync(prFile, `${JSON.stringify(pr, null, 2)}\n`);
+  check(
+    "d. PASS: quinn approves API-2",
+    `--pr ${relative(tmp, prFile)}: author carol; quinn (qa, write permission) APPROVED commit ${head.slice(0, 7)}`,
+    0,
+    checkArgs("carol/api-2-submit", prFile),
+    "taskgate's bot would now commit the record above (API-2 review -> done, by quinn) on the PR branch.",
+  );
+
+  // e. The rendered status files of the branch of scenario a, in its work tree.
+  git(["checkout", "-q", "carol/api-2"]);
+  const story = "in the work tree of carol/api-2 (scenario a)";
+  check(
+    "e. RENDER: the claim left docs/status/ stale",
+    `${story}: the ledger is at revision 5, the status files say 4`,
+    1,
+    ["render", "--repo", repo, "--check"],
+  );
+  check("e. RENDER: taskgate render rewrites them", story, 0, ["render", "--repo", repo]);
+  check(
+    "e. RENDER: up to date",
+    `${story}, after taskgate render`,
+    0,
+    ["render", "--repo", repo, "--check"],
+    "Committed with the claim, they keep `taskgate audit` clean once the pull request is merged.",
+  );
+}
+
 function checkArgs(head, prFile) {
   return ["check", "--repo", repo, "--base", "main", "--head", head, ...(prFile ? ["--pr", prFile] : [])];
 }
@@ -191,12 +323,27 @@ function check(title, story, expected, cliArgs, note) {
   if (output) console.log(output.replace(/^/gm, "  "));
   const code = result.status;
   const ok = code === expected;
-  const meaning = EXIT_MEANING[code] ?? (code === null ? `killed by ${result.signal}` : "unknown exit code");
+  const meanings = cliArgs[0] === "render" ? RENDER_MEANING : EXIT_MEANING;
+  const meaning = meanings[code] ?? (code === null ? `killed by ${result.signal}` : "unknown exit code");
   console.log(
-    `exit ${code}: ${meaning}${ok ? "  [as expected]" : `  [UNEXPECTED: expected exit ${expected}, ${EXIT_MEANING[expected]}]`}`,
+    `exit ${code}: ${meaning}${ok ? "  [as expected]" : `  [UNEXPECTED: expected exit ${expected}, ${meanings[expected]}]`}`,
   );
   if (note && ok) console.log(note);
-  results.push({ title, ok });
+  results.push({ part, title, ok });
+}
+
+/** Copies examples/<sample> into a new git repository at `dir` and commits it as `main` by alice. */
+function setUp(sample, dir) {
+  repo = dir;
+  part = sample;
+  mkdirSync(repo);
+  cpSync(join(EXAMPLES, sample), repo, { recursive: true });
+  git(["init", "-q"]);
+  git(["symbolic-ref", "HEAD", "refs/heads/main"]);
+  git(["config", "user.name", "alice"]);
+  git(["config", "user.email", "alice@example.com"]);
+  git(["config", "commit.gpgsign", "false"]);
+  commit(`Initial commit: examples/${sample}`, "alice");
 }
 
 function ensureBuilt() {
@@ -238,8 +385,8 @@ function commit(message, who = "carol") {
   return git(["rev-parse", "HEAD"], who);
 }
 
-function branch(name) {
-  git(["checkout", "-q", "-b", name, "main"]);
+function branch(name, from = "main") {
+  git(["checkout", "-q", "-b", name, from]);
 }
 
 function read(path) {
@@ -249,4 +396,20 @@ function read(path) {
 function write(path, text) {
   mkdirSync(dirname(join(repo, path)), { recursive: true });
   writeFileSync(join(repo, path), text);
+}
+
+/** Edits the board's ledger (state/tasks.json) and raises its revision by the history entries added. */
+function ledger(change) {
+  const board = JSON.parse(read("state/tasks.json"));
+  const entries = (value) => Object.values(value.tasks).reduce((sum, task) => sum + task.history.length, 0);
+  const before = entries(board);
+  change(board);
+  board.revision += entries(board) - before;
+  write("state/tasks.json", `${JSON.stringify(board, null, 2)}\n`);
+}
+
+/** A history entry, stamped with the time of the next commit. */
+function entry(by, action, from, to, extra = {}) {
+  const at = new Date(clock + 10 * 60_000).toISOString().replace(".000Z", "Z");
+  return { at, by, action, from, to, ...extra };
 }
