@@ -23,3 +23,14 @@ describe("generated docs", () => {
     expect(schema.required).toEqual(["preset"]);
   });
 });
+
+describe("examples", () => {
+  it("ships the board sample's rendered status files up to date (rerender: taskgate render in a checkout of it)", async () => {
+    const { WorkTree } = await import("../../src/git/worktree.js");
+    const { renderStatus } = await import("../../src/core/service.js");
+    const result = await renderStatus(new WorkTree(join(import.meta.dirname, "../../examples/board")), "work tree");
+    expect(result).toBeDefined();
+    expect({ stale: result!.stale, extra: result!.extra }).toEqual({ stale: [], extra: [] });
+    expect(result!.files.size).toBe(7);
+  });
+});
