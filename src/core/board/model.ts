@@ -872,7 +872,7 @@ function auditBoard(config: Config, snapshot: Snapshot): Findings {
   findings.violations.push(...board.problems);
   if (board.problems.length > 0) return findings;
   const root = renderRootOf(config);
-  findings.violations.push(...staleViolations(boardRenderPlan(board, root), snapshot, root));
+  findings.violations.push(...staleViolations(() => boardRenderPlan(board, root), snapshot, root));
   findings.violations.push(...graphProblems(board));
   const retired = retiredOwners(board);
   for (const [owner, tasks] of ownedUnfinished(board)) {

@@ -87,7 +87,7 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
         findings.violations.push(...auditTask(workflow, id, index.tasks.get(id)));
       }
       findings.violations.push(
-        ...staleViolations(phasesRenderPlan(workflow, snapshot, renderRoot), snapshot, renderRoot),
+        ...staleViolations(() => phasesRenderPlan(workflow, snapshot, renderRoot), snapshot, renderRoot),
       );
       return findings;
     },

@@ -37,8 +37,9 @@ const SHOWN = 10;
  * task that no longer exists. Judged from the stamps alone, so an audit never re-renders;
  * `taskgate render --check` compares whole contents.
  */
-export function staleViolations(plan: RenderPlan, snapshot: Snapshot, root: string): Violation[] {
+export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, root: string): Violation[] {
   if (!snapshot.files.has(`${root}/matrix.md`)) return [];
+  const plan = planOf();
   const expected = new Set(plan.paths);
   const problems: { path: string; message: string }[] = [];
   for (const path of plan.paths) {
