@@ -3,9 +3,8 @@
  * claims, submissions, reviews, escalations, unblocks and releases in pull requests, and the whole
  * board at rest in audits.
  */
-import type { Config } from "../config.js";
-import { CONFIG_PATH } from "../config.js";
-import { type WorkflowModel } from "../model.js";
+import { CONFIG_PATH, type Config } from "../config.js";
+import type { WorkflowModel } from "../model.js";
 import { deepEqual } from "../json.js";
 import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "../paths.js";
 import { renderBoard } from "../render/board.js";
@@ -14,6 +13,7 @@ import { handoffPath, issuePath, readBoard } from "./board.js";
 import { auditBoard } from "./audit.js";
 import { evaluateBoard } from "./changes.js";
 import { explainTask } from "./explain.js";
+
 export function createBoardModel(config: Config): WorkflowModel {
   const options = config.board;
   const isFramework = frameworkMatcher(config);
