@@ -15,7 +15,17 @@ export type ModelResult = { ok: true; model: WorkflowModel } | { ok: false; issu
 
 /** Builds the workflow model a validated config describes. */
 export function createModel(config: Config): ModelResult {
-  if (config.preset === "board") return { ok: true, model: createBoardModel(config) };
+  if (config.preset === "board") {
+    if (config.workflow) {
+      return {
+        ok: false,
+        issues: [
+          { path: "workflow", message: "`workflow` extends the phases preset; a board is configured under `board`" },
+        ],
+      };
+    }
+    return { ok: true, model: createBoardModel(config) };
+  }
   const built = buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
   if (!built.ok) return built;
   return { ok: true, model: createPhasesModel(config, built.workflow) };

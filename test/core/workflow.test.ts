@@ -79,6 +79,13 @@ workflow:
     expect(shared.ok).toBe(false);
   });
 
+  it("refuses phases workflow overrides on a board", () => {
+    expect(createModel(config("preset: board\nworkflow:\n  tasks_dir: work\n"))).toMatchObject({
+      ok: false,
+      issues: [{ path: "workflow" }],
+    });
+  });
+
   it("reports a config it cannot use as config-invalid instead of throwing", () => {
     const conf = config("preset: phases\nworkflow:\n  initial: nowhere\n");
     const empty = snapshot({});
