@@ -216,6 +216,18 @@ export function parseConfig(text: string): ConfigResult {
   };
 }
 
+/** Adds lines to issues found after parsing (an unsound workflow), from their key paths. */
+export function locateIssues(text: string, issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter });
+  return issues.map((issue) => {
+    if (issue.line !== undefined || !issue.path) return issue;
+    const path = issue.path.split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    const line = lineOf(doc, lineCounter, path);
+    return line === undefined ? issue : { ...issue, line };
+  });
+}
+
 /** The config a repository gets from `preset: NAME` alone. */
 export function defaultConfig(preset: Config["preset"]): Config {
   return ConfigSchema.parse({ preset });

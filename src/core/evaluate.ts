@@ -2,7 +2,7 @@
  * The two pure entry points: `evaluate(config, base, head, pr)` judges a pull request and
  * `audit(config, snapshot)` judges a revision. Both return a `Report` and never throw on bad input.
  */
-import { CONFIG_PATH, parseConfig, type Config, type ConfigIssue } from "./config.js";
+import { CONFIG_PATH, locateIssues, parseConfig, type Config, type ConfigIssue } from "./config.js";
 import type { Findings, WorkflowModel } from "./model.js";
 import { createBoardModel } from "./board/model.js";
 import { createPhasesModel } from "./phases/model.js";

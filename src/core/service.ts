@@ -2,7 +2,7 @@
  * Use cases over the repository port: check a pull request, audit a revision, explain a task. These
  * read through `TaskRepository` (git locally, GitHub in the app) and hand snapshots to the pure core.
  */
-import { CONFIG_PATH, parseConfig, readLimits, type Config, type ConfigIssue } from "./config.js";
+import { CONFIG_PATH, locateIssues, parseConfig, readLimits, type Config, type ConfigIssue } from "./config.js";
 import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
 import type { Explanation, WorkflowModel } from "./model.js";
 import { renderRootOf } from "./paths.js";
@@ -51,7 +51,7 @@ export async function loadConfig(repo: SnapshotReader, rev: string): Promise<Loa
   const parsed = parseConfig(entry.text);
   if (!parsed.ok) throw new ConfigError(parsed.issues);
   const created = createModel(parsed.config);
-  if (!created.ok) throw new ConfigError(created.issues);
+  if (!created.ok) throw new ConfigError(locateIssues(entry.text, created.issues));
   return { config: parsed.config, model: created.model };
 }
 

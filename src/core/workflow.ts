@@ -87,13 +87,16 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
   const known = new Set(names);
   if (!known.has(def.initial))
     issues.push({ path: "workflow.initial", message: `unknown initial state "${def.initial}"` });
-  def.transitions.forEach((edge, index) => {
+  for (const edge of def.transitions) {
     for (const end of ["from", "to"] as const) {
       if (!known.has(edge[end])) {
-        issues.push({ path: `workflow.transitions.${index}.${end}`, message: `unknown state "${edge[end]}"` });
+        issues.push({
+          path: "workflow.transitions",
+          message: `${edge.from} → ${edge.to}: unknown state "${edge[end]}"`,
+        });
       }
     }
-  });
+  }
   for (const [name, state] of Object.entries(def.states)) {
     if (state.phase !== undefined && !(state.phase in def.phases)) {
       issues.push({ path: `workflow.states.${name}.phase`, message: `unknown phase "${state.phase}"` });

@@ -72,11 +72,23 @@ workflow:
     const unknown = createModel(
       config("preset: phases\nworkflow:\n  transitions:\n    - { from: implement, to: shipping }\n"),
     );
-    expect(unknown).toMatchObject({ ok: false, issues: [{ message: 'unknown state "shipping"' }] });
+    expect(unknown).toMatchObject({
+      ok: false,
+      issues: [{ message: 'implement → shipping: unknown state "shipping"' }],
+    });
     const orphan = createModel(config("preset: phases\nworkflow:\n  states:\n    limbo: { edit: [task] }\n"));
     expect(orphan).toMatchObject({ ok: false, issues: [{ path: "workflow.states.limbo" }] });
     const shared = createModel(config("preset: phases\nworkflow:\n  phases:\n    design: { artifact: SPEC.md }\n"));
     expect(shared.ok).toBe(false);
+  });
+
+  it("names the line of a workflow problem", () => {
+    const text = "preset: phases\nworkflow:\n  states:\n    limbo: { edit: [task] }\n";
+    const created = createModel(config(text));
+    if (created.ok) throw new Error("expected issues");
+    expect(configModule.locateIssues(text, created.issues)).toEqual([
+      expect.objectContaining({ path: "workflow.states.limbo", line: 4 }),
+    ]);
   });
 
   it("refuses phases workflow overrides on a board", () => {
