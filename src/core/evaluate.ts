@@ -128,7 +128,8 @@ function validateConfigFile(head: Snapshot): Violation[] {
     ];
   }
   const result = parseConfig(entry.text);
-  const issues = result.ok ? ((createModel(result.config) as { issues?: ConfigIssue[] }).issues ?? []) : result.issues;
+  const created = result.ok ? createModel(result.config) : undefined;
+  const issues = !result.ok ? result.issues : created && !created.ok ? locateIssues(entry.text, created.issues) : [];
   return issues.map((issue) =>
     violation("config-invalid", {
       path: CONFIG_PATH,
