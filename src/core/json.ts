@@ -146,19 +146,23 @@ export function lineLocator(text: string): (path: readonly PropertyKey[]) => num
   };
 }
 
-/** Structural equality of parsed JSON values, without serialising them. */
+/** Structural equality of parsed JSON values, without serialising them or allocating key lists. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, index) => deepEqual(item, b[index]));
+    for (let index = 0; index < a.length; index++) if (!deepEqual(a[index], b[index])) return false;
+    return true;
   }
   if (Array.isArray(b)) return false;
-  const keysA = Object.keys(a);
-  if (keysA.length !== Object.keys(b).length) return false;
-  return keysA.every(
-    (key) =>
-      Object.hasOwn(b, key) && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !deepEqual(left[key], right[key])) return false;
+    keys++;
+  }
+  for (const key in right) if (Object.hasOwn(right, key)) keys--;
+  return keys === 0;
 }
