@@ -272,3 +272,20 @@ export function gateOutcome(judgement: GateJudgement, site: GateSite, findings: 
     approvers,
   });
 }
+
+/** The code for a recorded decision that no eligible review backs, by why the review does not count. */
+export function unbackedCode(
+  verdict: ReviewVerdict | undefined,
+): "reviewer-conflict" | "approval-self" | "approval-stale" | "approval-forged" {
+  switch (verdict?.reason) {
+    case "conflict":
+      return "reviewer-conflict";
+    case "author":
+    case "contributor":
+      return "approval-self";
+    case "stale":
+      return "approval-stale";
+    default:
+      return "approval-forged";
+  }
+}

@@ -15,6 +15,8 @@ const codes = (report: Report) => report.violations.map((item) => item.code);
 const SPEC = { "SPEC.md": "# Spec\nwhat and why\n" };
 const PLANNED = { ...SPEC, "DESIGN.md": "design\n" };
 const WRITE = { bob: "write" };
+/** Every artifact up to the referee's verdict. */
+const REFEREED = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d" };
 
 describe("phases: transitions", () => {
   it("accepts one legal edge and leaves the gate pending", () => {
@@ -114,7 +116,7 @@ describe("phases: transitions", () => {
 });
 
 describe("phases: verdict", () => {
-  const done = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d" };
+  const done = REFEREED;
   it("completes only on PASS, the first verdict word", () => {
     const pass = check(
       task("t1", "referee", done),
@@ -191,13 +193,7 @@ describe("phases: artifacts", () => {
   });
 
   it("allows earlier artifacts after a rework loop through human_intervention", () => {
-    const all = {
-      ...SPEC,
-      "BUG_REPORT.md": "b",
-      "ADVERSARIAL_BUG_REPORT.md": "a",
-      "DOC_REVIEW.md": "d",
-      "VERDICT.md": "FAIL",
-    };
+    const all = { ...REFEREED, "VERDICT.md": "FAIL" };
     const looped = snapshot({
       ...task("t1", "implement", all),
       "tasks/t1/.state.approvals":
@@ -624,13 +620,7 @@ describe("phases: audit", () => {
   });
 
   it("flags a completed task whose verdict is not PASS", () => {
-    const all = {
-      ...SPEC,
-      "BUG_REPORT.md": "b",
-      "ADVERSARIAL_BUG_REPORT.md": "a",
-      "DOC_REVIEW.md": "d",
-      "VERDICT.md": "FAIL",
-    };
+    const all = { ...REFEREED, "VERDICT.md": "FAIL" };
     const report = audited({
       ...task("t", "complete", all),
       "tasks/t/.state.approvals": "research:approved|2026-01-01T00:00:00Z|bob\n",

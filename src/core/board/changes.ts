@@ -3,7 +3,7 @@
  * task (claim, submit, review outcomes, escalate, unblock, release), owners, revision, and which
  * files the change may touch.
  */
-import { ApprovalJudge, lower, principalMatcher, gateOutcome } from "../approval.js";
+import { ApprovalJudge, gateOutcome, lower, principalMatcher, unbackedCode } from "../approval.js";
 import type { Config } from "../config.js";
 import { emptyFindings, type Findings } from "../model.js";
 import { deepEqual } from "../json.js";
@@ -295,6 +295,16 @@ function judgeEntry(
   const subject = subjectFor(head, definition, id);
   const historyIndex = (index: number) => prefix.length + index;
 
+  const handoffProblems = (item: HistoryEntry, atOf: () => { path: string; line?: number | undefined }) =>
+    checkReferencedFile(
+      head.snapshot,
+      id,
+      "handoff",
+      item.handoff ?? handoffPath(options, id),
+      options.handoffs_dir,
+      atOf,
+    );
+
   added.forEach((item, index) => {
     const at = where("history", historyIndex(index));
     const atOf = () => at;
@@ -396,14 +406,7 @@ function judgeEntry(
         }
         findings.violations.push(
           ...checkReferencedFile(head.snapshot, id, "evidence", item.evidence, options.evidence_dir, atOf),
-          ...checkReferencedFile(
-            head.snapshot,
-            id,
-            "handoff",
-            item.handoff ?? handoffPath(options, id),
-            options.handoffs_dir,
-            atOf,
-          ),
+          ...handoffProblems(item, atOf),
         );
         break;
       }
@@ -413,16 +416,8 @@ function judgeEntry(
         const policy = rolePolicy(config, "review", definition.reviewer_role);
         const verdict = judge.backing("review", item.by, subject, state, policy);
         if (!verdict?.ok) {
-          const code =
-            verdict?.reason === "conflict"
-              ? "reviewer-conflict"
-              : verdict?.reason === "author" || verdict?.reason === "contributor"
-                ? "approval-self"
-                : verdict?.reason === "stale"
-                  ? "approval-stale"
-                  : "approval-forged";
           push(
-            violation(code, {
+            violation(unbackedCode(verdict), {
               task: id,
               ...at,
               message: verdict?.detail
@@ -452,14 +447,7 @@ function judgeEntry(
             options.issues_dir,
             atOf,
           ),
-          ...checkReferencedFile(
-            head.snapshot,
-            id,
-            "handoff",
-            item.handoff ?? handoffPath(options, id),
-            options.handoffs_dir,
-            atOf,
-          ),
+          ...handoffProblems(item, atOf),
         );
         const resolvers = after.blocked_by;
         const fresh = resolvers.filter((resolver) => head.definitions.has(resolver) && !base.definitions.has(resolver));

@@ -8,6 +8,7 @@ import {
   gatePolicy,
   lower,
   principalMatcher,
+  unbackedCode,
   type ApprovalSubject,
   gateOutcome,
   type GateSite,
@@ -343,14 +344,8 @@ function judgeTask(
       continue;
     }
     claimed.add(line.phase);
-    const code =
-      verdict?.reason === "author" || verdict?.reason === "contributor"
-        ? "approval-self"
-        : verdict?.reason === "stale"
-          ? "approval-stale"
-          : "approval-forged";
     push(
-      violation(code, {
+      violation(unbackedCode(verdict), {
         task: id,
         path,
         line: line.line,
