@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// taskgate in eleven scenarios: copies examples/phases, then examples/board, into throwaway git
+// taskgate in twelve scenarios: copies examples/phases, then examples/board, into throwaway git
 // repositories, opens PR branches against `main` and runs `taskgate check` on each (for the board,
 // `taskgate render` too). Exits 1 if any outcome is unexpected, so it doubles as a smoke test.
 // Usage: node scripts/demo.mjs [--keep]  (--keep: leave the repositories).
@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { devNull, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "bin", "taskgate.js");
@@ -42,7 +42,7 @@ let part = "phases";
 const results = [];
 let crashed = false;
 try {
-  runPhases();
+  await runPhases();
   runBoard();
 } catch (error) {
   crashed = true;
@@ -66,7 +66,7 @@ if (crashed || failed.length > 0) {
 }
 console.log(`\nAll ${results.length} checks ended as expected.`);
 
-function runPhases() {
+async function runPhases() {
   setUp("phases", repos.phases);
 
   console.log(`taskgate demo: a sample repository (examples/phases) with four tasks on main:`);
@@ -151,14 +151,24 @@ function runPhases() {
     "taskgate's bot would now commit the record above on the PR branch (see scenario 5).",
   );
 
-  // 5. What the bot commits: the approved state and an approval line naming the reviewer.
-  write("tasks/rate-limit/.state", "research:approved\n");
-  write("tasks/rate-limit/.state.approvals", `research:approved|${submittedAt}|bob\n`);
-  commit("taskgate: record research approval of rate-limit by bob", "taskgate[bot]");
+  // 5. What the bot commits: the approved state and an approval line naming the reviewer, written
+  // by taskgate's own record writer and committed by the bot's account.
+  const botSha = await recordDecisions("carol/rate-limit-research", pr);
+  const botPrFile = join(tmp, "pr-recorded.json");
+  writeFileSync(
+    botPrFile,
+    `${JSON.stringify({ ...pr, commits: [{ sha: botSha, author: { login: "taskgate[bot]" } }] }, null, 2)}\n`,
+  );
   check(
     "5. PASS: the bot has recorded the approval",
-    "taskgate[bot] commits research:approved and the line research:approved|...|bob; checked with the same PR.json",
+    `taskgate[bot] commits research:approved and the line research:approved|...|bob; ${relative(tmp, botPrFile)} adds GitHub's attribution of commit ${botSha.slice(0, 7)} to taskgate[bot]`,
     0,
+    checkArgs("carol/rate-limit-research", botPrFile),
+  );
+  check(
+    "5b. FAIL: the same commit without GitHub naming the bot",
+    `${relative(tmp, prFile)} has no commits: a git author name "taskgate[bot]" proves nothing, so the line is a forgery`,
+    1,
     checkArgs("carol/rate-limit-research", prFile),
   );
 
@@ -330,6 +340,31 @@ function check(title, story, expected, cliArgs, note) {
   );
   if (note && ok) console.log(note);
   results.push({ part, title, ok });
+}
+
+/**
+ * Does what the bot does on an approving review: checks the branch with the PR's reviews, writes the
+ * records with taskgate's record writer and commits them as the bot. Returns the commit id.
+ */
+async function recordDecisions(head, pr) {
+  const load = (file) => import(pathToFileURL(join(ROOT, "dist", file)).href);
+  const { checkPullRequest, loadConfig, writeRecords } = await load("core/index.js");
+  const { GitRepository } = await load("git/repository.js");
+  git(["checkout", "-q", head]);
+  const gitRepo = await GitRepository.open(repo);
+  const report = await checkPullRequest(gitRepo, { base: "main", head, pr });
+  const { config } = await loadConfig(gitRepo, "main");
+  const paths = [];
+  for (const record of report.records) paths.push(...tasksFilesOf(record.task));
+  const snapshot = await gitRepo.readSnapshot(head, { paths, prefixes: [] });
+  for (const [path, content] of writeRecords(config, snapshot, report.records)) write(path, content);
+  const sha = commit(`taskgate: record ${report.records.map((r) => `${r.task} ${r.to}`).join(", ")}`, "taskgate[bot]");
+  git(["checkout", "-q", "main"]);
+  return sha;
+}
+
+function tasksFilesOf(task) {
+  return [`tasks/${task}/.state`, `tasks/${task}/.state.approvals`];
 }
 
 /** Copies examples/<sample> into a new git repository at `dir` and commits it as `main` by alice. */

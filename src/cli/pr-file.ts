@@ -26,6 +26,12 @@ export const PrFileSchema = z.looseObject({
       z.looseObject({
         sha: z.string().min(4),
         author: z.looseObject({ login: Login.nullable().optional() }).nullable().optional(),
+        commit: z
+          .looseObject({
+            verification: z.looseObject({ verified: z.boolean().nullable().optional() }).nullable().optional(),
+          })
+          .nullable()
+          .optional(),
       }),
     )
     .optional(),

@@ -1,15 +1,33 @@
 /**
- * Review-as-approval: which PR reviews count as approval of a gate on one task. Shared by every
- * workflow model. A review counts when it is the reviewer's latest decision, the reviewer did not
- * write the change, holds the gate's approver role and permission, and nothing touched the task
- * after the reviewed commit.
+ * Review-as-approval, shared by every workflow model: which pull request reviews open a gate on one
+ * task, and whether a decision the bot recorded (an approval line, a history entry) stands.
+ *
+ * A review counts when it is the reviewer's latest decision, carries a commit and a time, the
+ * reviewer did not write the change, holds the gate's approver role and permission, and the task's
+ * content at the head (or, for a recorded decision, where the bot recorded it) is the content the
+ * reviewer saw, apart from what the bot recorded. Content is compared, not commit lists: merges,
+ * reordered histories and bot commits in between change nothing.
  */
 import type { ApprovalRuleConfig, Config } from "./config.js";
 import type { Findings } from "./model.js";
-import type { Permission, PrCommit, PrContext, Review } from "./types.js";
+import { own } from "./objects.js";
+import { differingPaths, headView } from "./revisions.js";
+import type { Pending, Permission, PrCommit, PrContext, Review, RevisionView, Snapshot } from "./types.js";
 import { violation } from "./violations.js";
 
-export type Ineligibility = "author" | "contributor" | "bot" | "not-approver" | "permission" | "stale" | "conflict";
+export type Ineligibility =
+  | "author"
+  | "contributor"
+  | "bot"
+  | "not-approver"
+  | "permission"
+  | "stale"
+  | "conflict"
+  | "incomplete"
+  | "retracted"
+  | "missing"
+  | "reused"
+  | "not-recorded";
 
 export interface ReviewVerdict {
   readonly login: string;
@@ -22,10 +40,16 @@ export interface ReviewVerdict {
 
 export interface ApprovalSubject {
   readonly task: string;
-  /** Is a repository path one of the task's files? A later push to them makes approvals stale. */
+  /** Is a repository path one of the task's files? A change to it after the review makes it stale. */
   touches(path: string): boolean;
+  /** Files that hold the task's records; differences there are judged by `explains`, not by path. */
+  readonly recordFiles: ReadonlySet<string>;
+  /** Are the task's records at `to` those at `from` plus only what the bot recorded? */
+  explains(from: RevisionView, to: RevisionView): boolean;
   /** Lower-cased logins that may not review this task, with the reason (board: owners, submitters). */
   readonly barred?: ReadonlyMap<string, string>;
+  /** Identities (`reviewKey`) of reviews that already back a recorded decision of this task. */
+  readonly used?: ReadonlySet<string>;
 }
 
 export interface GateJudgement {
@@ -39,7 +63,25 @@ export interface GateJudgement {
   readonly policy: ApprovalRuleConfig;
 }
 
-const RANK: Record<Permission, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 };
+/** A decision found in the repository that claims to record a review. */
+export interface RecordedDecision {
+  /** The gate's name for its approval rule (a phase, `review`, `release`). */
+  readonly gate: string;
+  readonly login: string;
+  readonly at: string;
+  readonly state: "APPROVED" | "CHANGES_REQUESTED";
+  /** Bot commits of the pull request that added exactly this decision. */
+  readonly addedBy: readonly PrCommit[];
+}
+
+const RANK: Readonly<Record<Permission, number>> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+};
 
 export function lower(login: string): string {
   return login.toLowerCase();
@@ -48,13 +90,34 @@ export function lower(login: string): string {
 /** The approval rule for one gate: the global rule with the gate's overrides. */
 export function gatePolicy(config: Config, gate: string): ApprovalRuleConfig {
   const { gates, ...base } = config.approvals;
-  const override = gates[gate] ?? {};
+  const override = own(gates, gate) ?? {};
   return { ...base, ...stripUndefined(override) };
 }
 
+/** A reviewer that is a bot: GitHub says so, the login ends in `[bot]`, or it is the configured bot. */
 export function isBotLogin(login: string | null | undefined, config: Config, type?: string): boolean {
   if (!login) return false;
   return type === "Bot" || lower(login) === lower(config.bot) || /\[bot\]$/i.test(login);
+}
+
+/**
+ * A commit is the bot's only when GitHub attributes it to the configured bot login, and GitHub did
+ * not report its signature as unverified. A git author name never makes a commit the bot's.
+ */
+export function isBotCommit(commit: PrCommit, config: Config): boolean {
+  return commit.author !== null && lower(commit.author) === lower(config.bot) && commit.verified !== false;
+}
+
+/** The identity of one review: who, and when (a decision records both). */
+export function reviewKey(login: string, at: string | null | undefined): string {
+  const time = at ? Date.parse(at) : NaN;
+  return `${lower(login)}\u0000${Number.isNaN(time) ? `?${at ?? ""}` : time}`;
+}
+
+function timeOf(review: Review): number {
+  const time = review.submitted_at ? Date.parse(review.submitted_at) : NaN;
+  // An undated review sorts last: it can only cancel, never be outranked.
+  return Number.isNaN(time) ? Number.MAX_SAFE_INTEGER : time;
 }
 
 /** Reviews that decide: per reviewer, the latest review that is not COMMENTED or PENDING. */
@@ -81,14 +144,14 @@ export function principalMatcher(
       const role = entry.slice(5);
       if (seen.has(role)) return;
       seen.add(role);
-      for (const member of config.roles[role] ?? []) visit(member, seen);
+      for (const member of own(config.roles, role) ?? []) visit(member, seen);
     } else if (entry.startsWith("@")) teams.add(lower(entry));
     else logins.add(lower(entry));
   };
   for (const principal of principals) visit(principal, new Set());
   const teamMembers = new Set<string>();
   for (const [team, members] of Object.entries(pr.teams)) {
-    if (teams.has(lower(team))) for (const member of members) teamMembers.add(lower(member));
+    if (teams.has(lower(team)) && Array.isArray(members)) for (const member of members) teamMembers.add(lower(member));
   }
   return (login) => logins.has(lower(login)) || teamMembers.has(lower(login));
 }
@@ -99,23 +162,51 @@ export function describeApprovers(policy: ApprovalRuleConfig): string[] {
 }
 
 export class ApprovalJudge {
-  private readonly contributors: Set<string>;
-  private readonly commitIndex: Map<string, number>;
+  /** Lower-cased identities of the people who wrote non-bot commits, other than the author. */
+  private readonly contributors: Map<string, string>;
+  private readonly head: RevisionView;
+  private readonly byLogin: Map<string, Review[]>;
 
   constructor(
     private readonly config: Config,
     private readonly pr: PrContext,
+    head: Snapshot,
   ) {
-    this.contributors = new Set(
-      pr.commits
-        .filter((commit) => commit.author && !isBotLogin(commit.author, config))
-        .map((commit) => lower(commit.author!))
-        .filter((login) => login !== lower(pr.author)),
-    );
-    this.commitIndex = new Map(pr.commits.map((commit, index) => [commit.sha, index]));
+    this.contributors = new Map();
+    for (const commit of pr.commits) {
+      if (isBotCommit(commit, config)) continue;
+      const short = commit.sha.slice(0, 7);
+      if (commit.author !== null) {
+        if (lower(commit.author) !== lower(pr.author)) this.contributors.set(lower(commit.author), short);
+      } else if (commit.gitName) {
+        // GitHub names nobody: a human of unknown identity. Its git name is no proof of who it is,
+        // so it bars a reviewer of that name, and exempts nobody (not even the author).
+        this.contributors.set(lower(commit.gitName), short);
+      }
+    }
+    this.head = headView(pr.headSha ?? head.rev, head);
+    this.byLogin = new Map();
+    for (const review of pr.reviews) {
+      const login = review.user?.login;
+      if (!login) continue;
+      const list = this.byLogin.get(lower(login)) ?? [];
+      list.push(review);
+      this.byLogin.set(lower(login), list);
+    }
   }
 
-  /** Judges one gate on one task from the reviewers' latest decisions. */
+  /** The view of a commit of the pull request, when the adapter could read it. */
+  view(sha: string | null | undefined): RevisionView | undefined {
+    if (!sha) return undefined;
+    if (sha === this.head.sha) return this.head;
+    return this.pr.revisions?.get(sha);
+  }
+
+  get headRevision(): RevisionView {
+    return this.head;
+  }
+
+  /** Judges one gate on one task from the reviewers' latest decisions, against the head. */
   judgeGate(gate: string, subject: ApprovalSubject, override: Partial<ApprovalRuleConfig> = {}): GateJudgement {
     const policy = { ...gatePolicy(this.config, gate), ...override };
     const approvals: ReviewVerdict[] = [];
@@ -123,7 +214,15 @@ export class ApprovalJudge {
     const rejections: ReviewVerdict[] = [];
     for (const review of latestDecisions(this.pr.reviews)) {
       if (review.state !== "APPROVED" && review.state !== "CHANGES_REQUESTED") continue;
-      const verdict = this.judgeReview(review, policy, subject, false);
+      let verdict = this.judgeReview(review, policy, subject, this.head);
+      if (verdict.ok && subject.used?.has(reviewKey(verdict.login, review.submitted_at))) {
+        verdict = {
+          ...verdict,
+          ok: false,
+          reason: "reused",
+          detail: `${verdict.login}'s review already recorded another gate of ${subject.task}; each gate needs its own review`,
+        };
+      }
       if (review.state === "APPROVED") (verdict.ok ? approvals : ignored).push(verdict);
       else if (verdict.ok) rejections.push(verdict);
     }
@@ -131,44 +230,103 @@ export class ApprovalJudge {
   }
 
   /**
-   * Judges a recorded decision (an approval line or history entry naming `login`): is there a review
-   * by that login, in the given state, that was eligible and fresh when the bot recorded it?
+   * Judges a decision found in the repository: it stands only when a bot commit of the pull request
+   * added it, the review it names (login and time) exists in the named state and was not retracted,
+   * the reviewer was eligible, and the task was as reviewed where the bot recorded it.
    */
-  backing(
-    gate: string,
-    login: string,
+  judgeRecord(
+    decision: RecordedDecision,
     subject: ApprovalSubject,
-    state: "APPROVED" | "CHANGES_REQUESTED" = "APPROVED",
     override: Partial<ApprovalRuleConfig> = {},
-  ): ReviewVerdict | undefined {
-    const policy = { ...gatePolicy(this.config, gate), ...override };
-    const candidates = this.pr.reviews.filter(
-      (review) => review.state === state && review.user?.login && lower(review.user.login) === lower(login),
-    );
-    let best: ReviewVerdict | undefined;
-    for (const review of candidates) {
-      const verdict = this.judgeReview(review, policy, subject, true);
-      if (verdict.ok) return verdict;
-      best ??= verdict;
+  ): ReviewVerdict {
+    const policy = { ...gatePolicy(this.config, decision.gate), ...override };
+    const fake: Review = { user: { login: decision.login }, state: decision.state };
+    const no = (reason: Ineligibility, detail: string, review: Review = fake): ReviewVerdict => ({
+      login: decision.login,
+      review,
+      ok: false,
+      reason,
+      detail,
+    });
+    if (decision.addedBy.length === 0) {
+      return no("not-recorded", `no commit by ${this.config.bot} added it; only taskgate records decisions`);
     }
-    return best;
+    const key = reviewKey(decision.login, decision.at);
+    const reviews = this.byLogin.get(lower(decision.login)) ?? [];
+    const review = reviews.find((item) => reviewKey(decision.login, item.submitted_at) === key);
+    if (review?.state === "DISMISSED") {
+      return no("retracted", `${decision.login}'s review at ${decision.at} was dismissed`, review);
+    }
+    if (!review || review.state !== decision.state) {
+      return no(
+        "missing",
+        `${decision.login} gave no ${decision.state === "APPROVED" ? "approving" : "changes-requested"} review at ${decision.at} on this pull request`,
+        review ?? fake,
+      );
+    }
+    const retraction = this.retraction(review);
+    if (retraction) return no("retracted", retraction, review);
+    const verdict = this.judgeReview(review, policy, subject, undefined);
+    if (!verdict.ok) return verdict;
+    if (!policy.invalidate_on_push) return verdict;
+    // Fresh where the bot recorded it: the task at the parent of the recording commit is the task
+    // the reviewer saw (apart from what the bot recorded).
+    const reviewed = this.view(review.commit_id);
+    if (!reviewed) return no("stale", this.unreadable(review), review);
+    let why: string | undefined;
+    for (const commit of decision.addedBy) {
+      const parent = this.view(commit.parents?.[0]);
+      if (!parent) {
+        why ??= `the parent of ${commit.sha.slice(0, 7)} cannot be read`;
+        continue;
+      }
+      const stale = this.staleness(review, reviewed, parent, subject);
+      if (!stale) return verdict;
+      why ??= stale;
+    }
+    return no("stale", why ?? "it was recorded on changed content", review);
   }
 
+  /** Why a review was cancelled by a later decision of the same reviewer, if it was. */
+  private retraction(review: Review): string | undefined {
+    const login = review.user!.login;
+    const at = timeOf(review);
+    const later = (this.byLogin.get(lower(login)) ?? []).find(
+      (other) =>
+        other !== review &&
+        timeOf(other) > at &&
+        (other.state === "DISMISSED" || (review.state === "APPROVED" && other.state === "CHANGES_REQUESTED")),
+    );
+    if (!later) return undefined;
+    return `${login}'s review was retracted by a later ${later.state} review${later.submitted_at ? ` (${later.submitted_at})` : ""}`;
+  }
+
+  /** Eligibility, and (against `target`, when given) freshness of one review. */
   private judgeReview(
     review: Review,
     policy: ApprovalRuleConfig,
     subject: ApprovalSubject,
-    recorded: boolean,
+    target: RevisionView | undefined,
   ): ReviewVerdict {
     const login = review.user!.login;
     const who = lower(login);
     const no = (reason: Ineligibility, detail: string): ReviewVerdict => ({ login, review, ok: false, reason, detail });
     if (isBotLogin(login, this.config, review.user?.type)) return no("bot", `${login} is a bot; bots never approve`);
+    if (!review.submitted_at || Number.isNaN(Date.parse(review.submitted_at))) {
+      return no("incomplete", `${login}'s review has no submission time, so it cannot be ordered and does not count`);
+    }
+    if (!review.commit_id) {
+      return no(
+        "incomplete",
+        `${login}'s review names no commit, so what was reviewed is unknown and it does not count`,
+      );
+    }
     if (who === lower(this.pr.author) && !policy.allow_author) {
       return no("author", `${login} is the author of the pull request`);
     }
-    if (this.contributors.has(who) && !policy.allow_contributor) {
-      return no("contributor", `${login} pushed commits to the pull request`);
+    const contributed = this.contributors.get(who);
+    if (contributed && !policy.allow_contributor) {
+      return no("contributor", `${login} pushed commits to the pull request (${contributed})`);
     }
     const barred = subject.barred?.get(who);
     if (barred) return no("conflict", `${login} ${barred}`);
@@ -182,49 +340,43 @@ export class ApprovalJudge {
         `${login} has ${permission === "none" ? "no known" : permission} permission; ${policy.min_permission} is needed`,
       );
     }
-    if (policy.invalidate_on_push) {
-      const stale = this.staleness(review, subject, recorded);
+    if (target && policy.invalidate_on_push) {
+      const reviewed = this.view(review.commit_id);
+      const stale = reviewed ? this.staleness(review, reviewed, target, subject) : this.unreadable(review);
       if (stale) return no("stale", stale);
     }
     return { login, review, ok: true };
   }
 
-  /** Why a review is stale, or undefined when it is fresh. */
-  private staleness(review: Review, subject: ApprovalSubject, recorded: boolean): string | undefined {
-    const sha = review.commit_id;
-    if (!sha) return undefined;
-    const at = this.commitIndex.get(sha);
-    if (at === undefined) {
-      return `${review.user!.login} reviewed ${sha.slice(0, 7)}, which is no longer part of the pull request`;
+  private unreadable(review: Review): string {
+    return `${review.user!.login} reviewed ${review.commit_id!.slice(0, 7)}, which cannot be read (no longer part of the pull request?)`;
+  }
+
+  /** Why the task differs between the reviewed commit and `target`, or undefined when it does not. */
+  private staleness(
+    review: Review,
+    reviewed: RevisionView,
+    target: RevisionView,
+    subject: ApprovalSubject,
+  ): string | undefined {
+    let records = false;
+    for (const path of differingPaths(reviewed, target)) {
+      if (subject.recordFiles.has(path)) records = true;
+      else if (subject.touches(path)) {
+        return `${path} changed after ${review.user!.login} reviewed ${review.commit_id!.slice(0, 7)}`;
+      }
     }
-    for (const commit of this.pr.commits.slice(at + 1)) {
-      if (isBotLogin(commit.author, this.config)) {
-        // A recorded approval was judged when the bot recorded it: later work does not undo it.
-        if (recorded) return undefined;
-        continue;
-      }
-      if (touchesSubject(commit, subject)) {
-        return `${commit.sha.slice(0, 7)} by ${commit.author ?? "someone"} changed ${subject.task} after ${review.user!.login} reviewed ${sha.slice(0, 7)}`;
-      }
+    if (records && !subject.explains(reviewed, target)) {
+      return `${subject.task}'s state changed after ${review.user!.login} reviewed ${review.commit_id!.slice(0, 7)}`;
     }
     return undefined;
   }
 }
 
-function touchesSubject(commit: PrCommit, subject: ApprovalSubject): boolean {
-  // Unknown file lists are treated as touching the task: staleness must not be missed.
-  return commit.files === undefined || commit.files.some((path) => subject.touches(path));
-}
-
 function permissionOf(pr: PrContext, login: string): Permission {
   const entry = Object.entries(pr.permissions).find(([name]) => lower(name) === lower(login));
   const value = entry?.[1];
-  return value !== undefined && value in RANK ? (value as Permission) : "none";
-}
-
-function timeOf(review: Review): number {
-  const time = review.submitted_at ? Date.parse(review.submitted_at) : NaN;
-  return Number.isNaN(time) ? Number.MAX_SAFE_INTEGER : time;
+  return typeof value === "string" && Object.hasOwn(RANK, value) ? (value as Permission) : "none";
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
@@ -244,22 +396,28 @@ export interface GateSite {
 
 /** A met gate becomes the record the bot commits; an unmet one a pending item naming who may approve. */
 export function gateOutcome(judgement: GateJudgement, site: GateSite, findings: Findings): void {
-  if (judgement.met) {
-    const deciding = judgement.approvals.slice(-judgement.policy.count);
-    const at = deciding.at(-1)?.review.submitted_at;
-    findings.records.push({
-      task: site.task,
-      from: site.from,
-      to: site.to,
-      by: deciding.map((verdict) => verdict.login).join(","),
-      kind: "approve",
-      ...(at ? { at } : {}),
-    });
+  if (!judgement.met) {
+    findings.pending.push(pendingFor(judgement, site));
     return;
   }
+  const deciding = judgement.approvals.slice(-judgement.policy.count);
+  const at = deciding.at(-1)?.review.submitted_at;
+  findings.records.push({
+    task: site.task,
+    from: site.from,
+    to: site.to,
+    by: deciding.map((verdict) => verdict.login).join(","),
+    kind: "approve",
+    ...(at ? { at } : {}),
+    reviews: deciding.map((verdict) => ({ by: verdict.login, at: verdict.review.submitted_at! })),
+  });
+}
+
+/** The pending item of an unmet gate: how many approvals it has, which did not count and why. */
+export function pendingFor(judgement: GateJudgement, site: GateSite): Pending {
   const notes = judgement.ignored.map((verdict) => verdict.detail).filter(Boolean);
   const approvers = describeApprovers(judgement.policy);
-  findings.pending.push({
+  return {
     ...violation("approval-required", {
       task: site.task,
       path: site.path,
@@ -270,10 +428,10 @@ export function gateOutcome(judgement: GateJudgement, site: GateSite, findings: 
       hint: `Ask ${approvers.join(" or ")} to approve the pull request; taskgate then records ${site.to}.`,
     }),
     approvers,
-  });
+  };
 }
 
-/** The code for a recorded decision that no eligible review backs, by why the review does not count. */
+/** The code for a recorded decision that does not stand, by why its review does not count. */
 export function unbackedCode(
   verdict: ReviewVerdict | undefined,
 ): "reviewer-conflict" | "approval-self" | "approval-stale" | "approval-forged" {

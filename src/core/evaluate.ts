@@ -7,7 +7,7 @@ import type { Findings, WorkflowModel } from "./model.js";
 import { createBoardModel } from "./board/model.js";
 import { createPhasesModel } from "./phases/model.js";
 import { PHASES_PRESET } from "./presets/phases.js";
-import type { Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
+import type { BotRecord, Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
 import { violation } from "./violations.js";
 import { buildWorkflow, mergeWorkflow } from "./workflow.js";
 
@@ -47,6 +47,21 @@ export function audit(config: Config, snapshot: Snapshot): Report {
   if (!created.ok) return configReport(created.issues);
   const findings = created.model.audit(snapshot);
   return buildReport(findings, `audit of ${snapshot.rev}, ${created.model.taskIds(snapshot).length} task(s)`);
+}
+
+/**
+ * The files the bot commits to carry out a report's records on a revision (path → new content):
+ * the one writer of recorded decisions. Throws on a config that cannot build a model.
+ */
+export function writeRecords(
+  config: Config,
+  snapshot: Snapshot,
+  records: readonly BotRecord[],
+  options: { now?: string } = {},
+): Map<string, string> {
+  const created = createModel(config);
+  if (!created.ok) throw new Error(created.issues.map((issue) => issue.message).join("; "));
+  return created.model.writeRecords(snapshot, records, options);
 }
 
 /** Orders findings deterministically and derives the conclusion. */

@@ -166,3 +166,94 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   for (const key in right) if (Object.hasOwn(right, key)) keys--;
   return keys === 0;
 }
+
+/** A key for a JSON path in `jsonPositions`. */
+export function positionKey(path: readonly (string | number)[]): string {
+  return path.map((part) => (typeof part === "number" ? `\u0000#${part}` : `\u0000.${part}`)).join("");
+}
+
+/**
+ * Where each value of a valid JSON text starts, for every path up to `maxDepth` deep (an object
+ * member at the offset of its key): one linear scan, deeper values skipped without recording.
+ * Used to name lines in messages without a parse that keeps positions.
+ */
+export function jsonPositions(text: string, maxDepth: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const space = () => {
+    while (at < text.length) {
+      const code = text.charCodeAt(at);
+      if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
+      at++;
+    }
+  };
+  const skipString = () => {
+    at++;
+    while (at < text.length && text[at] !== '"') at += text[at] === "\\" ? 2 : 1;
+    at++;
+  };
+  /** Skips one value of any depth without recursion. */
+  const skipValue = () => {
+    let depth = 0;
+    do {
+      space();
+      const char = text[at];
+      if (char === '"') skipString();
+      else if (char === "{" || char === "[") {
+        depth++;
+        at++;
+      } else if (char === "}" || char === "]") {
+        depth--;
+        at++;
+      } else if (char === "," || char === ":") at++;
+      else {
+        while (at < text.length && !',:]} \t\r\n"'.includes(text[at]!)) at++;
+      }
+    } while (depth > 0 && at < text.length);
+  };
+  const value = (path: (string | number)[], start: number): void => {
+    space();
+    out.set(positionKey(path), start >= 0 ? start : at);
+    if (path.length >= maxDepth) return skipValue();
+    const char = text[at];
+    if (char === "{") {
+      at++;
+      for (;;) {
+        space();
+        if (text[at] === "}" || at >= text.length) return void at++;
+        if (text[at] === ",") {
+          at++;
+          continue;
+        }
+        const keyStart = at;
+        const close = text.indexOf('"', at + 1);
+        skipString();
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(keyStart, at)) as string;
+        } catch {
+          key = text.slice(keyStart + 1, Math.max(keyStart + 1, close));
+        }
+        space();
+        at++; // ':'
+        value([...path, key], keyStart);
+      }
+    }
+    if (char === "[") {
+      at++;
+      let index = 0;
+      for (;;) {
+        space();
+        if (text[at] === "]" || at >= text.length) return void at++;
+        if (text[at] === ",") {
+          at++;
+          continue;
+        }
+        value([...path, index++], -1);
+      }
+    }
+    skipValue();
+  };
+  value([], -1);
+  return out;
+}

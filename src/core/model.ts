@@ -45,6 +45,11 @@ export interface WorkflowModel {
   explain(snapshot: Snapshot, task: string): Explanation | undefined;
   /** The rendered status files for a revision: repository path → content. Same input, same bytes. */
   render(snapshot: Snapshot): Map<string, string>;
+  /**
+   * The files the bot commits to carry out `records` on a revision: path → new content. The one
+   * writer of recorded decisions; the rules read them back with the same format's reader.
+   */
+  writeRecords(snapshot: Snapshot, records: readonly BotRecord[], options?: { now?: string }): Map<string, string>;
   /** Ids of every task at a revision (for suggestions and listings). */
   taskIds(snapshot: Snapshot): string[];
 }

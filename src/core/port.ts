@@ -35,8 +35,16 @@ export interface TaskRepository {
   readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot>;
   /** Files changed between two revisions, renames detected. */
   changedFiles(base: string, head: string): Promise<ChangedFile[]>;
-  /** Commits reachable from head but not from base, oldest first, each with the files it changed. */
+  /**
+   * Commits reachable from head but not from base, oldest first, each with its parents, its git
+   * author name (`gitName`; `author` is `null`: git knows no GitHub login) and the files it changed.
+   */
   commits(base: string, head: string): Promise<PrCommit[]>;
+  /**
+   * Every path whose content differs between two revisions (no rename detection: a rename is two
+   * paths), mapped to its content id at `from` (`null` when absent at `from`). One process/request.
+   */
+  differences(from: string, to: string): Promise<ReadonlyMap<string, string | null>>;
 }
 
 /** Looks up one file of a snapshot. */

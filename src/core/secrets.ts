@@ -1,7 +1,12 @@
 /**
- * Finds credentials in text that must never be committed: GitHub tokens, AWS keys, private-key
- * blocks and `password=`-style assignments. Findings carry the line and the kind only; the secret
- * itself is never returned, so no report, log or comment can repeat it.
+ * Finds credentials in text that must never be committed: GitHub, Slack, Stripe and Google tokens,
+ * AWS keys, JWTs, private-key blocks and `password=`-style assignments. Findings carry the line and
+ * the kind only; the secret itself is never returned, so no report, log or comment can repeat it.
+ * `redactSecrets` uses the same pattern table to blank the secrets out of a text.
+ *
+ * The patterns are meant to run in linear time on V8's backtracking engine: a token or a name may
+ * only start where its run of characters starts (a look-behind), so each run is tried once, and no
+ * pattern crosses a line break, so scanning line by line and redacting the whole text agree.
  */
 
 export interface SecretFinding {
@@ -9,37 +14,173 @@ export interface SecretFinding {
   readonly kind: string;
 }
 
-const PATTERNS: readonly { kind: string; pattern: RegExp }[] = [
-  { kind: "a GitHub token", pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b/ },
-  { kind: "an AWS access key id", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/ },
+interface SecretPattern {
+  readonly kind: string;
+  /**
+   * Global and with indices. Without a named group the whole match is the secret; otherwise the
+   * named group that took part is, and a placeholder there is no secret. A group named `bare` is an
+   * unquoted value, whose trailing `,`, `;`, `:` and unmatched `)`, `]`, `}` are punctuation.
+   */
+  readonly pattern: RegExp;
+}
+
+/** What `redactSecrets` puts in place of a secret. */
+const REDACTED = "[redacted]";
+
+/**
+ * Look-arounds that keep a token from starting or ending inside a longer run of `chars`. Next to
+ * `[redacted]` (REDACTED) a token counts as inside a run too, so redacting a neighbour uncovers
+ * nothing new.
+ */
+const notAfter = (chars: string): string => String.raw`(?<![${chars}]|\[redacted\])`;
+const notBefore = (chars: string): string => String.raw`(?![${chars}]|\[redacted\])`;
+
+/** What an assignment's name ends with; `token` alone is too common, so it needs a prefix. */
+const SECRET_NAME = String.raw`(?<![A-Za-z0-9_.-])(?:(?:[A-Za-z0-9_.-]*[_.-])?(?:password|passwd|pwd|secret(?:[_-]?key)?|api[_-]?key|access[_-]?token|auth[_-]?token)|[A-Za-z0-9_.-]*[_.-]token)(?![A-Za-z0-9_.-])`;
+
+/** `=`, `:`, `:=` or `=>`, after an optional closing quote of a JSON or YAML key. */
+const ASSIGN = String.raw`["']?[ \t]*(?:=>|:=|[:=])[ \t]*`;
+
+/** A literal of six or more characters, quoted (may hold spaces) or bare (up to white space). */
+const VALUE = String.raw`(?:"(?<double>[^"\r\n]{6,})"|'(?<single>[^'\r\n]{6,})'|\x60(?<tick>[^\x60\r\n]{6,})\x60|["']?(?<bare>[^\s"'\x60]{6,}))`;
+
+const PATTERNS: readonly SecretPattern[] = [
+  {
+    kind: "a GitHub token",
+    pattern: new RegExp(
+      String.raw`${notAfter("A-Za-z0-9_")}(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`,
+      "dg",
+    ),
+  },
+  {
+    kind: "an AWS access key id",
+    pattern: new RegExp(String.raw`${notAfter("A-Za-z0-9")}(?:AKIA|ASIA)[0-9A-Z]{16}${notBefore("A-Za-z0-9")}`, "dg"),
+  },
   {
     kind: "an AWS secret access key",
-    pattern: /aws_secret_access_key\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}\b/i,
+    pattern: new RegExp(
+      String.raw`${notAfter("A-Za-z0-9")}aws[_-]?secret[_-]?access[_-]?key${ASSIGN}["']?(?<value>[A-Za-z0-9/+=]{40})${notBefore("A-Za-z0-9/+=")}`,
+      "dgi",
+    ),
   },
-  { kind: "a private key block", pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----/ },
-  { kind: "a Slack token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/ },
+  { kind: "a private key block", pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/dg },
   {
-    kind: "a password assignment",
-    pattern:
-      /\b(?:password|passwd|pwd|secret|client_secret|api[_-]?key|access[_-]?token|auth[_-]?token)\b["']?\s*[:=]\s*["']?([^\s"'`]{6,})/i,
+    kind: "a Slack token",
+    pattern: new RegExp(String.raw`${notAfter("A-Za-z0-9-")}(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}`, "dg"),
   },
+  {
+    kind: "a Slack webhook URL",
+    pattern: /https?:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_]+\/[A-Za-z0-9_]+\/[A-Za-z0-9_]{8,}/dg,
+  },
+  {
+    kind: "a Stripe key",
+    pattern: new RegExp(String.raw`${notAfter("A-Za-z0-9_")}[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`, "dg"),
+  },
+  {
+    kind: "a Google API key",
+    pattern: new RegExp(String.raw`${notAfter("A-Za-z0-9_-")}AIza[A-Za-z0-9_-]{35}${notBefore("A-Za-z0-9_-")}`, "dg"),
+  },
+  {
+    kind: "a JSON Web Token",
+    pattern: new RegExp(
+      String.raw`${notAfter("A-Za-z0-9_-")}eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`,
+      "dg",
+    ),
+  },
+  { kind: "a secret assignment", pattern: new RegExp(SECRET_NAME + ASSIGN + VALUE, "dgi") },
 ];
 
-/** Values that only stand in for a secret. */
+/**
+ * Values that only stand in for a secret, or refer to one kept elsewhere: templates, environment
+ * variables, calls and indexing (`getenv(`, `os.environ[`) and type names.
+ */
 const PLACEHOLDER =
-  /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\}|redacted|changeme|example\w*|null|none|true|false)$/i;
+  /^(?:\*+|x+|\.{3,}|<[^>]*>|\$\{[^}]*\}|\$\{\{[^}]*\}\}|\$\([^)]*\)|\$[A-Z_][A-Z0-9_]*|%[^%]+%|\{\{[^}]*\}\}|process\.env\.\w+|[A-Z_$][\w.$]*(?:[([]|\(\))|redacted|changeme|example\S*|string|null|none|true|false)$/i;
 
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The shortest value that counts as a secret. */
+const MIN_VALUE = 6;
+
+/** Where `value` ends once the punctuation that follows a bare value is left out. */
+function bareEnd(value: string): number {
+  const open: Record<string, number> = { ")": 0, "]": 0, "}": 0 };
+  const close: Record<string, number> = { ")": 0, "]": 0, "}": 0 };
+  for (const char of value) {
+    if (char === "(") open[")"]! += 1;
+    else if (char === "[") open["]"]! += 1;
+    else if (char === "{") open["}"]! += 1;
+    else if (char in close) close[char]! += 1;
+  }
+  let end = value.length;
+  for (;;) {
+    const last = value[end - 1] ?? "";
+    if (last === "," || last === ";" || last === ":") end -= 1;
+    else if (last in close && close[last]! > open[last]!) {
+      close[last]! -= 1;
+      end -= 1;
+    } else return end;
+  }
+}
+
+/** The secrets `pattern` finds in `text`, in order; only the first when `first` is set. */
+function secretSpans(pattern: RegExp, text: string, first: boolean): Span[] {
+  const spans: Span[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    let span: Span = { start: match.index, end: pattern.lastIndex };
+    const groups = match.indices?.groups ?? {};
+    const name = Object.keys(groups).find((key) => groups[key] !== undefined);
+    if (name !== undefined) {
+      const [start, end] = groups[name]!;
+      span = { start, end: name === "bare" ? start + bareEnd(text.slice(start, end)) : end };
+      const value = text.slice(span.start, span.end).trim();
+      // A value holding `[redacted]` has been redacted already, maybe together with a neighbour.
+      if (value.length < MIN_VALUE || value.includes(REDACTED) || PLACEHOLDER.test(value)) continue;
+    }
+    spans.push(span);
+    if (first) break;
+  }
+  pattern.lastIndex = 0;
+  return spans;
+}
+
+/**
+ * Scans `text` for credentials and returns one finding per line that holds any: the 1-based line
+ * and the kind of the first pattern that matched it. The secret itself is never part of a finding.
+ */
 export function scanSecrets(text: string): SecretFinding[] {
   const findings: SecretFinding[] = [];
-  const lines = text.split("\n");
-  lines.forEach((line, index) => {
-    for (const { kind, pattern } of PATTERNS) {
-      const match = pattern.exec(line);
-      if (!match) continue;
-      if (kind === "a password assignment" && PLACEHOLDER.test(match[1] ?? "")) continue;
-      findings.push({ line: index + 1, kind });
-      break;
-    }
+  text.split("\n").forEach((line, index) => {
+    const found = PATTERNS.find(({ pattern }) => secretSpans(pattern, line, true).length > 0);
+    if (found) findings.push({ line: index + 1, kind: found.kind });
   });
   return findings;
+}
+
+/**
+ * Returns `text` with every secret that `scanSecrets` would report replaced by `[redacted]`: the
+ * whole token, only the value of an assignment (its name and `=`/`:` stay) and the BEGIN line of a
+ * private-key block. Text without secrets comes back unchanged, and redacting twice changes nothing.
+ */
+export function redactSecrets(text: string): string {
+  const spans = PATTERNS.flatMap(({ pattern }) => secretSpans(pattern, text, false)).sort(
+    (a, b) => a.start - b.start || b.end - a.end,
+  );
+  let result = "";
+  let copied = 0;
+  let index = 0;
+  while (index < spans.length) {
+    const { start } = spans[index]!;
+    let { end } = spans[index]!;
+    for (index += 1; index < spans.length && spans[index]!.start <= end; index += 1) {
+      end = Math.max(end, spans[index]!.end);
+    }
+    result += text.slice(copied, start) + REDACTED;
+    copied = end;
+  }
+  return spans.length === 0 ? text : result + text.slice(copied);
 }

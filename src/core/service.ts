@@ -7,8 +7,9 @@ import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
 import type { Explanation, WorkflowModel } from "./model.js";
 import { renderRootOf } from "./paths.js";
 import { staleness } from "./render/stale.js";
-import type { TaskRepository } from "./port.js";
-import type { PrCommit, PrContext, Report, Review, Snapshot } from "./types.js";
+import { isBotCommit } from "./approval.js";
+import type { ReadLimits, SnapshotScope, TaskRepository } from "./port.js";
+import type { PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./types.js";
 
 /** A configuration that cannot be used: the caller reports it (CLI exit code 2). */
 export class ConfigError extends Error {
@@ -23,11 +24,18 @@ export class ConfigError extends Error {
   }
 }
 
+/** A commit as GitHub lists it: its login (when GitHub links one) and its signature verification. */
+export interface PrInputCommit {
+  readonly sha: string;
+  readonly author?: { readonly login?: string | null } | null;
+  readonly commit?: { readonly verification?: { readonly verified?: boolean | null } | null } | null;
+}
+
 /** What a caller knows about the pull request beyond git: GitHub's shapes, all optional. */
 export interface PrInput {
   readonly author?: string;
   readonly reviews?: readonly Review[];
-  readonly commits?: readonly { readonly sha: string; readonly author?: { readonly login?: string | null } | null }[];
+  readonly commits?: readonly PrInputCommit[];
   readonly permissions?: Readonly<Record<string, string>>;
   readonly teams?: Readonly<Record<string, readonly string[]>>;
 }
@@ -83,12 +91,61 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
     repo.readSnapshot(headSha, scope, limits),
   ]);
   let head = scopedHead;
+  let viewScope = scope;
   const more = loaded.model.followUp?.(base, scopedHead);
   if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
     const extra = await repo.readSnapshot(headSha, more, limits);
     head = { rev: scopedHead.rev, files: new Map([...scopedHead.files, ...extra.files]) };
+    viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
   }
-  return evaluate(loaded.config, base, head, pr);
+  const revisions = await readRevisions(repo, loaded.config, pr, viewScope, limits);
+  return evaluate(loaded.config, base, head, { ...pr, revisions });
+}
+
+/** At most this many other commits are read per check; reviews of further commits never count. */
+export const MAX_REVISIONS = 40;
+
+/** The commits the approval rules look into besides the head: reviewed commits, bot commits and their parents. */
+export function wantedRevisions(config: Config, pr: PrContext): string[] {
+  const wanted = new Set<string>();
+  for (const review of pr.reviews) {
+    if ((review.state === "APPROVED" || review.state === "CHANGES_REQUESTED") && review.commit_id) {
+      wanted.add(review.commit_id);
+    }
+  }
+  for (const commit of pr.commits) {
+    if (!isBotCommit(commit, config)) continue;
+    wanted.add(commit.sha);
+    for (const parent of commit.parents ?? []) wanted.add(parent);
+  }
+  if (pr.headSha) wanted.delete(pr.headSha);
+  return [...wanted].slice(0, MAX_REVISIONS);
+}
+
+/** Reads the task store (same scope as the head) at each wanted commit, with its differences from the head. */
+async function readRevisions(
+  repo: TaskRepository,
+  config: Config,
+  pr: PrContext,
+  scope: SnapshotScope,
+  limits: ReadLimits,
+): Promise<Map<string, RevisionView>> {
+  const views = new Map<string, RevisionView>();
+  const head = pr.headSha!;
+  await Promise.all(
+    wantedRevisions(config, pr).map(async (rev) => {
+      // A commit this repository does not have (a force-pushed review, a typo) gets no view: a
+      // review of it never counts.
+      const sha = await repo.resolve(rev).catch(() => undefined);
+      if (!sha) return;
+      const [changed, snapshot] = await Promise.all([
+        repo.differences(sha, head),
+        repo.readSnapshot(sha, scope, limits),
+      ]);
+      views.set(rev, { sha, snapshot, changed });
+    }),
+  );
+  return views;
 }
 
 /** Audits every task at a revision. */
@@ -135,7 +192,9 @@ export async function explainTask(repo: TaskRepository, ref: string, task: strin
 
 /**
  * Merges what git knows (files, commits) with what the caller knows from GitHub (author, reviews,
- * commit logins, permissions, teams). A commit GitHub does not know is attributed by its git author.
+ * commit logins and verification, permissions, teams). A commit GitHub does not name stays a human
+ * of unknown identity (`author: null`): its git name is kept to bar a reviewer of that name, but it
+ * never makes the commit the bot's.
  */
 export function buildPrContext(
   input: PrInput,
@@ -143,9 +202,22 @@ export function buildPrContext(
   gitCommits: readonly PrCommit[],
   headSha: string,
 ): PrContext {
-  const logins = new Map((input.commits ?? []).map((commit) => [commit.sha, commit.author?.login ?? null]));
-  const commits = gitCommits.map((commit) => ({ ...commit, author: logins.get(commit.sha) ?? commit.author }));
-  const author = input.author ?? commits[0]?.author ?? "unknown";
+  const known = input.commits ?? [];
+  const find = (sha: string) =>
+    known.find((commit) => commit.sha === sha) ??
+    known.find(
+      (commit) => commit.sha.length >= 7 && /^[0-9a-f]+$/i.test(commit.sha) && sha.startsWith(commit.sha.toLowerCase()),
+    );
+  const commits = gitCommits.map((commit): PrCommit => {
+    const github = find(commit.sha);
+    const verified = github?.commit?.verification?.verified;
+    return {
+      ...commit,
+      author: github?.author?.login ?? null,
+      ...(typeof verified === "boolean" && { verified }),
+    };
+  });
+  const author = input.author ?? commits[0]?.author ?? commits[0]?.gitName ?? "unknown";
   return {
     author,
     headSha,

@@ -15,6 +15,11 @@ export interface FileEntry {
   readonly text?: string;
   /** Link target, present for `symlink` when the adapter read it. */
   readonly target?: string;
+  /**
+   * A content id (git's object id). Two entries with the same `oid` hold the same bytes; rules compare
+   * revisions with it without reading project files. Adapters fill it in when they know it.
+   */
+  readonly oid?: string;
 }
 
 /**
@@ -49,10 +54,36 @@ export interface Review {
 
 export interface PrCommit {
   readonly sha: string;
-  /** GitHub login of the commit author; for local checks, the git author name when no login is known. */
+  /**
+   * The GitHub login GitHub attributes the commit to, or `null` when GitHub names nobody (or nothing
+   * is known). Only this login can make a commit the bot's; a git author name never does.
+   */
   readonly author: string | null;
-  /** Files the commit changed; `undefined` when unknown (treated conservatively). */
+  /** The author name recorded in git: used only to name an unknown contributor, never as an identity. */
+  readonly gitName?: string | null;
+  /** Parent commit ids, first parent first; `undefined` when unknown. */
+  readonly parents?: readonly string[];
+  /**
+   * GitHub's signature verification of the commit, when known. A commit GitHub reports as not verified
+   * is never the bot's, whatever its author.
+   */
+  readonly verified?: boolean;
+  /** Files the commit changed; `undefined` when unknown. Informational: rules judge content, not lists. */
   readonly files?: readonly string[];
+}
+
+/**
+ * The task store as it was at another commit of the pull request (a reviewed commit, a bot commit or
+ * its parent), read with the same scope as the head, plus which paths differ from the head.
+ */
+export interface RevisionView {
+  readonly sha: string;
+  readonly snapshot: Snapshot;
+  /**
+   * Every path whose content differs between this revision and the head, with its content id at this
+   * revision (`null`: absent here). A path not listed is identical to the head's.
+   */
+  readonly changed: ReadonlyMap<string, string | null>;
 }
 
 export type Permission = "none" | "read" | "triage" | "write" | "maintain" | "admin";
@@ -68,6 +99,12 @@ export interface PrContext {
   readonly permissions: Readonly<Record<string, Permission | string>>;
   /** "@org/team" → member logins. */
   readonly teams: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Views of other commits, by commit id: every reviewed commit and every bot commit with its parents
+   * that the adapter could read. A review whose commit has no view cannot be judged fresh and never
+   * counts; a bot commit without views adds no recorded decision.
+   */
+  readonly revisions?: ReadonlyMap<string, RevisionView>;
 }
 
 export interface Violation {
@@ -103,6 +140,8 @@ export interface BotRecord {
   readonly at?: string;
   /** For rejects: the reviewer's words. */
   readonly reason?: string;
+  /** The deciding reviews (login and submission time), one per reviewer the gate's count needs. */
+  readonly reviews?: readonly { readonly by: string; readonly at: string }[];
 }
 
 export type Conclusion = "success" | "failure" | "action_required" | "neutral";

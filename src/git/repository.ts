@@ -80,9 +80,17 @@ export interface GitChangedFile extends ChangedFile {
   readonly newMode: string;
 }
 
-/** A commit plus the author's e-mail address as recorded in git. */
+/**
+ * A commit as git records it: `author` is always `null` (git knows no GitHub login), `gitName` is the
+ * author name (`null` when empty), `parents` the full parent ids (first parent first, empty for a root
+ * commit), plus the author's e-mail address and the files the commit changed.
+ */
 export interface GitCommit extends PrCommit {
+  readonly author: null;
+  readonly gitName: string | null;
+  readonly parents: readonly string[];
   readonly authorEmail: string;
+  readonly files: readonly string[];
 }
 
 interface GitResult {
@@ -182,7 +190,8 @@ export class GitRepository implements TaskRepository {
   /**
    * Reads `rev` (or the part of it `scope` names) with two git processes: one `ls-tree` listing the
    * entries and one `cat-file --batch` reading every needed blob. Symlinks carry their target,
-   * submodules, binaries and blobs above `maxFileBytes` carry no text. `snapshot.rev` is `rev` as
+   * submodules, binaries and blobs above `maxFileBytes` carry no text. Every entry carries its object
+   * id from the tree as `oid` (for a submodule: the commit id it records). `snapshot.rev` is `rev` as
    * given. A scope with no paths and no prefixes yields an empty snapshot without running git.
    */
   async readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
@@ -215,7 +224,7 @@ export class GitRepository implements TaskRepository {
     return { rev, files };
   }
 
-  /** One file of `rev`, or `undefined` when the path does not exist there. */
+  /** One file of `rev` (with its `oid`), or `undefined` when the path does not exist there. */
   async readFile(rev: string, path: string): Promise<FileEntry | undefined> {
     const snapshot = await this.readSnapshot(rev, { paths: [path], prefixes: [] });
     return snapshot.files.get(path);
@@ -237,9 +246,38 @@ export class GitRepository implements TaskRepository {
   }
 
   /**
+   * Every path whose content differs between the trees of `from` and `to`, mapped to its object id
+   * at `from` (`null` when the path does not exist at `from`). A direct two-point diff with one git
+   * process: no rename detection (a rename is two paths: the old one with its id, the new one with
+   * `null`), type changes (file -> symlink) and submodule changes included. `from` and `to` may name
+   * commits or trees.
+   */
+  async differences(from: string, to: string): Promise<Map<string, string | null>> {
+    checkRef(from);
+    checkRef(to);
+    const result = await this.git(
+      [
+        "diff",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--no-abbrev",
+        "--ignore-submodules=none",
+        // Peel to trees so a blob is an unknown ref rather than diffed as a file.
+        `${from}^{tree}`,
+        `${to}^{tree}`,
+        "--",
+      ],
+      { refs: [from, to] },
+    );
+    return parseDifferences(result.stdout);
+  }
+
+  /**
    * Commits reachable from `head` but not from `base`, oldest first (topological order), each
-   * with its git author name, e-mail and the files it changed (renames listed as delete + add,
-   * i.e. both paths).
+   * with its full parent ids (first parent first; none for a root commit), its git author name
+   * (`gitName`; `author` is always `null`: git knows no GitHub login), e-mail and the files it
+   * changed (renames listed as delete + add, i.e. both paths).
    *
    * Merge commits list only the files where the merge result differs from *every* parent
    * (git's combined diff, `-c`): conflict resolutions and changes made in the merge itself. Files a
@@ -262,7 +300,7 @@ export class GitRepository implements TaskRepository {
         "-z",
         // Two NULs open every commit: a run of empty records can never occur inside a file list
         // (paths are never empty), so this marker cannot be forged by a file name.
-        "--format=%x00%x00%H%x00%an%x00%ae",
+        "--format=%x00%x00%H%x00%P%x00%an%x00%ae",
         // Peel to commits so a tree or blob is an unknown ref rather than silently ignored.
         `${head}^{commit}`,
         `^${base}^{commit}`,
@@ -396,7 +434,7 @@ function unknownRef(stderr: string, refs: readonly string[]): string | undefined
   const named = (match[1] ?? "")
     .trim()
     .replace(/^\^/, "")
-    .replace(/\^\{commit\}$/, "");
+    .replace(/\^\{(?:commit|tree)\}$/, "");
   return refs.find((ref) => ref === named) ?? refs.find((ref) => named.includes(ref));
 }
 
@@ -465,19 +503,19 @@ function parseLsTree(out: Buffer): TreeEntry[] {
 }
 
 function classify(entry: TreeEntry, content: Buffer | undefined, maxFileBytes: number): FileEntry {
-  const { path, size } = entry;
+  const { path, size, sha: oid } = entry;
   if (entry.mode === MODE_SUBMODULE || entry.type === "commit") {
-    return { path, kind: "submodule", size: 0 };
+    return { path, kind: "submodule", size: 0, oid };
   }
   if (entry.mode === MODE_SYMLINK) {
     // A link target larger than maxFileBytes is absurd; report the link without reading it.
     return content === undefined
-      ? { path, kind: "symlink", size }
-      : { path, kind: "symlink", size, target: content.toString("utf8") };
+      ? { path, kind: "symlink", size, oid }
+      : { path, kind: "symlink", size, target: content.toString("utf8"), oid };
   }
-  if (size > maxFileBytes || content === undefined) return { path, kind: "oversized", size };
-  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, kind: "binary", size };
-  return { path, kind: "file", size, text: content.toString("utf8") };
+  if (size > maxFileBytes || content === undefined) return { path, kind: "oversized", size, oid };
+  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, kind: "binary", size, oid };
+  return { path, kind: "file", size, text: content.toString("utf8"), oid };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,14 +558,40 @@ function parseRawDiff(out: Buffer): GitChangedFile[] {
 }
 
 /**
- * Parses `log -z --name-only -c --format=%x00%x00%H%x00%an%x00%ae`. Split on NUL, the output is,
- * per commit:
+ * Parses `diff --raw -z --no-renames`: per change, ":<old mode> <new mode> <old sha> <new sha>
+ * <status>\0<path>\0". Returns each path with its old object id; git's all-zero id (the path is
+ * missing on the old side) becomes `null`.
+ */
+function parseDifferences(out: Buffer): Map<string, string | null> {
+  const tokens = out.toString("utf8").split("\0");
+  const differences = new Map<string, string | null>();
+  let i = 0;
+  while (i < tokens.length) {
+    const meta = tokens[i++] ?? "";
+    if (meta === "") continue;
+    const [, , oldSha, , status] = meta.startsWith(":") ? meta.slice(1).split(" ") : [];
+    const path = tokens[i++];
+    if (oldSha === undefined || !OBJECT_ID.test(oldSha) || status === undefined || path === undefined) {
+      throw malformed("diff", JSON.stringify(meta.slice(0, 80)));
+    }
+    // Renames and copies (which --no-renames rules out) would carry a second path.
+    if (status.startsWith("R") || status.startsWith("C")) throw malformed("diff", `status ${status} for ${path}`);
+    differences.set(path, /^0+$/.test(oldSha) ? null : oldSha);
+  }
+  return differences;
+}
+
+/**
+ * Parses `log -z --name-only -c --format=%x00%x00%H%x00%P%x00%an%x00%ae`. Split on NUL, the output
+ * is, per commit:
  *
- *   "", "", sha, author name, author e-mail, then the commit's file list
+ *   "", "", sha, parents (space-separated ids, "" for a root commit), author name, author e-mail,
+ *   then the commit's file list
  *
  * where the file list is empty, or (ordinary commits) "\n" glued to the first path, then the other
  * paths; or (merges, combined diff) one "" separator, then the paths. Since paths are never empty,
- * a run of two or more "" can only be a commit marker.
+ * a run of two or more "" can only be a commit marker; the header is read by position, so an empty
+ * parent list or author name inside it is never taken for a marker.
  */
 function parseLog(out: Buffer): GitCommit[] {
   const tokens = out.toString("utf8").split("\0");
@@ -541,11 +605,20 @@ function parseLog(out: Buffer): GitCommit[] {
       i++;
     }
     if (i >= tokens.length) break;
-    const [sha, author, authorEmail] = [tokens[i], tokens[i + 1], tokens[i + 2]];
-    if (empties < 2 || sha === undefined || !OBJECT_ID.test(sha) || author === undefined || authorEmail === undefined) {
+    const [sha, parentList, name, authorEmail] = [tokens[i], tokens[i + 1], tokens[i + 2], tokens[i + 3]];
+    const parents = parentList?.split(" ").filter((parent) => parent !== "");
+    if (
+      empties < 2 ||
+      sha === undefined ||
+      !OBJECT_ID.test(sha) ||
+      parents === undefined ||
+      !parents.every((parent) => OBJECT_ID.test(parent)) ||
+      name === undefined ||
+      authorEmail === undefined
+    ) {
       throw malformed("log", JSON.stringify((tokens[i] ?? "").slice(0, 80)));
     }
-    i += 3;
+    i += 4;
 
     const files: string[] = [];
     let first = true;
@@ -565,7 +638,7 @@ function parseLog(out: Buffer): GitCommit[] {
       first = false;
       i++;
     }
-    commits.push({ sha, author: author === "" ? null : author, authorEmail, files });
+    commits.push({ sha, author: null, gitName: name === "" ? null : name, parents, authorEmail, files });
   }
   return commits;
 }

@@ -9,7 +9,7 @@ afterEach(() => {
   for (const repo of repos.splice(0)) repo.remove();
 });
 
-const CONFIG = "preset: board\nroles:\n  qa: [quinn]\n";
+const CONFIG = "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n";
 const DEFS = [def("api", { paths: ["src/api/**"] }), def("ui", { depends_on: ["api"], paths: ["src/ui/**"] })];
 
 function boardRepo(files: Record<string, string> = {}): TempRepo {
@@ -84,10 +84,11 @@ describe("taskgate check on a board", () => {
     const run = await runCli(["check", "--base", "main", "--head", "pr"], repo.dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /state\/tasks\.json:\d+: owner-mismatch: ui is claimed for dave, but the pull request is by carol/,
+      /state\/tasks\.json:\d+: owner-mismatch: claim of ui is made for dave, but the pull request is by carol/,
     );
     expect(run.stdout).toMatch(/state\/tasks\.json:\d+: dependency-unmet: ui was claimed while api is not done/);
-    expect(run.stdout).toContain("src/api/x.ts: out-of-scope: src/api/x.ts is outside the paths of ui");
+    // An illegal claim opens no paths.
+    expect(run.stdout).toContain("src/api/x.ts: out-of-scope: src/api/x.ts is a project file");
   });
 
   it("points at the line of a malformed ledger and exits 1", async () => {

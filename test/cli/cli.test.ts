@@ -62,7 +62,7 @@ describe("taskgate check", () => {
     expect(run.stdout).toContain("tasks/login/.state:1: illegal-transition: login moved past the research gate");
     expect(run.stdout).toContain(".github/workflows/ci.yml: out-of-scope:");
     expect(run.stdout).toMatch(
-      /without a recorded approval \(hint: Stop at research:awaiting_approval and request a review/,
+      /without an approval recorded by taskgate \(hint: Stop at research:awaiting_approval and request a review/,
     );
     expect(run.stdout).toContain("src/app.ts: out-of-scope:");
     expect(run.stdout).toContain("failure: 3 violation(s)");
@@ -111,7 +111,7 @@ describe("taskgate check", () => {
     });
   });
 
-  it("accepts the bot's commit (by git author name) backed by the review", async () => {
+  it("accepts the bot's commit only when GitHub names the bot, never by git author name", async () => {
     const repo = baseRepo();
     repo.git("checkout", "-q", "-b", "pr");
     repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
@@ -120,7 +120,7 @@ describe("taskgate check", () => {
       "tasks/login/.state": "research:approved\n",
       "tasks/login/.state.approvals": "research:approved|2026-11-02T09:00:00Z|bob\n",
     });
-    repo.commit("record approval", "taskgate[bot]");
+    const recording = repo.commit("record approval", "taskgate[bot]");
     repo.write({ "tasks/login/.state": "design\n" });
     repo.commit("start design", "carol");
     repo.git("checkout", "-q", "main");
@@ -130,22 +130,38 @@ describe("taskgate check", () => {
       commit_id: reviewed,
       submitted_at: "2026-11-02T09:00:00Z",
     };
-    const good = prFile(mkdtempSync(join(tmpdir(), "taskgate-pr-")), {
-      author: "carol",
-      reviews: [review],
-      permissions: { bob: "write" },
-    });
+    const dir = mkdtempSync(join(tmpdir(), "taskgate-pr-"));
+    const base = { author: "carol", reviews: [review], permissions: { bob: "write" } };
+    const good = prFile(dir, { ...base, commits: [{ sha: recording, author: { login: "taskgate[bot]" } }] });
     const ok = await runCli(["check", "--base", "main", "--head", "pr", "--pr", good, "--format", "json"], repo.dir);
     expect(ok.json()).toMatchObject({
       conclusion: "success",
+      violations: [],
       transitions: [{ task: "login", from: "research", to: "design" }],
     });
     expect(ok.code).toBe(0);
-    const forged = await runCli(["check", "--base", "main", "--head", "pr", "--format", "json"], repo.dir);
-    expect(forged.code).toBe(1);
-    expect(forged.json()).toMatchObject({
-      violations: [{ code: "approval-forged", path: "tasks/login/.state.approvals", line: 1 }],
+    // The same commits, but GitHub does not name the bot: its git author name proves nothing.
+    for (const commits of [[], [{ sha: recording, author: null }], [{ sha: recording, author: { login: "carol" } }]]) {
+      const named = prFile(dir, { ...base, commits });
+      const forged = await runCli(
+        ["check", "--base", "main", "--head", "pr", "--pr", named, "--format", "json"],
+        repo.dir,
+      );
+      expect(forged.code).toBe(1);
+      expect(forged.json()).toMatchObject({
+        violations: [{ code: "approval-forged", path: "tasks/login/.state.approvals", line: 1 }],
+      });
+    }
+    // GitHub names the bot but reports the signature as unverified: not the bot's either.
+    const unverified = prFile(dir, {
+      ...base,
+      commits: [{ sha: recording, author: { login: "taskgate[bot]" }, commit: { verification: { verified: false } } }],
     });
+    const refused = await runCli(
+      ["check", "--base", "main", "--head", "pr", "--pr", unverified, "--format", "json"],
+      repo.dir,
+    );
+    expect(refused.code).toBe(1);
   });
 
   it("attributes commits missing from PR.json by git author name (contributors cannot approve)", async () => {

@@ -3,15 +3,47 @@ import { audit, evaluate } from "../../src/core/evaluate.js";
 import { scanSecrets } from "../../src/core/secrets.js";
 import type { Report } from "../../src/core/types.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
-import { approve, config, pullRequest, snapshot, type FileSpec, type PrSpec } from "../helpers/memory.js";
+import {
+  approve,
+  botStep,
+  config,
+  prHistory,
+  pullRequest,
+  snapshot,
+  type FileSpec,
+  type PrSpec,
+} from "../helpers/memory.js";
 
-const cfg = config('preset: board\nroles:\n  qa: [quinn, "@acme/qa"]\n  coordinator: [cora]\n');
+const cfg = config(
+  'preset: board\nmaintainers: [alice]\nroles:\n  qa: [quinn, "@acme/qa"]\n  coordinator: [cora]\n  backend: [carol, dave]\n  frontend: [erin]\n',
+);
 const QA = { quinn: "write", cora: "write", carol: "write", dave: "write" };
 
 function check(base: Record<string, FileSpec>, head: Record<string, FileSpec>, spec: PrSpec = {}): Report {
   const b = snapshot(base);
   const h = snapshot(head);
   return evaluate(cfg, b, h, pullRequest(b, h, { permissions: QA, ...spec }));
+}
+
+/**
+ * A PR that first brings the board to `reviewed` (the commit `c1` reviewers see), then lets the bot
+ * commit `recorded` (`c2`): how a decision taskgate records looks.
+ */
+function checkRecorded(
+  base: Record<string, FileSpec>,
+  reviewed: Record<string, FileSpec>,
+  recorded: Record<string, FileSpec>,
+  spec: PrSpec = {},
+): Report {
+  const {
+    base: b,
+    head,
+    pr,
+  } = prHistory(base, [{ sha: "c1", files: reviewed }, botStep("c2", {}, { files: recorded })], {
+    permissions: QA,
+    ...spec,
+  });
+  return evaluate(cfg, b, head, pr);
 }
 const codes = (report: Report) => report.violations.map((item) => item.code);
 
@@ -80,7 +112,7 @@ describe("board: claim", () => {
 
   it("requires a history entry and revision + 1 for each change", () => {
     const silent = check(board(defs, {}, 0), board(defs, { a: entry("in_progress", { owner: "carol" }) }, 0));
-    expect(codes(silent)).toEqual(["illegal-transition"]);
+    expect(new Set(codes(silent))).toEqual(new Set(["illegal-transition", "owner-mismatch"]));
     const revision = check(board(defs, {}, 4), board(defs, { a: claimed("carol") }, 4));
     expect(revision.violations).toEqual([expect.objectContaining({ code: "state-invalid", path: "state/tasks.json" })]);
     expect(revision.violations[0]!.message).toContain("make it 5");
@@ -137,7 +169,15 @@ describe("board: submit and review", () => {
     const report = check(base, board(defs, { a: submitted("carol") }, 2, EVIDENCE), { reviews: [approve("quinn")] });
     expect(report.conclusion).toBe("success");
     expect(report.records).toEqual([
-      { task: "a", from: "review", to: "done", by: "quinn", kind: "approve", at: "2026-11-01T10:00:00Z" },
+      {
+        task: "a",
+        from: "review",
+        to: "done",
+        by: "quinn",
+        kind: "approve",
+        at: "2026-11-01T10:00:00Z",
+        reviews: [{ by: "quinn", at: "2026-11-01T10:00:00Z" }],
+      },
     ]);
   });
 
@@ -173,12 +213,11 @@ describe("board: submit and review", () => {
     const recordedByPastOwner = entry("done", {
       history: [...resubmitted.history, step("approve", "review", "done", "quinn")],
     });
-    const forgedConflict = check(
+    const forgedConflict = checkRecorded(
+      board(defs, { a: resubmitted }, 5, EVIDENCE),
       board(defs, { a: resubmitted }, 5, EVIDENCE),
       board(defs, { a: recordedByPastOwner }, 6, EVIDENCE),
-      {
-        reviews: [approve("quinn")],
-      },
+      { reviews: [approve("quinn")] },
     );
     expect(forgedConflict.violations).toEqual([
       expect.objectContaining({
@@ -194,13 +233,15 @@ describe("board: submit and review", () => {
     const done = (by: string) =>
       entry("done", { owner: null, history: [...submitted("carol").history, step("approve", "review", "done", by)] });
     const reviewed = board(defs, { a: submitted("carol") }, 2, EVIDENCE);
+    const recorded = (by: string, spec: PrSpec) =>
+      checkRecorded(reviewed, reviewed, board(defs, { a: done(by) }, 3, EVIDENCE), spec);
+    expect(recorded("quinn", { reviews: [approve("quinn")] }).conclusion).toBe("success");
+    expect(codes(recorded("quinn", {}))).toEqual(["approval-forged"]);
+    expect(codes(recorded("carol", { reviews: [approve("carol")] }))).toEqual(["approval-self"]);
+    // Written by anyone but the bot, a done entry is forged even with the review behind it.
     expect(
-      check(reviewed, board(defs, { a: done("quinn") }, 3, EVIDENCE), { reviews: [approve("quinn")] }).conclusion,
-    ).toBe("success");
-    expect(codes(check(reviewed, board(defs, { a: done("quinn") }, 3, EVIDENCE)))).toEqual(["approval-forged"]);
-    expect(
-      codes(check(reviewed, board(defs, { a: done("carol") }, 3, EVIDENCE), { reviews: [approve("carol")] })),
-    ).toEqual(["approval-self"]);
+      codes(check(reviewed, board(defs, { a: done("quinn") }, 3, EVIDENCE), { reviews: [approve("quinn")] })),
+    ).toEqual(["approval-forged"]);
   });
 
   it("turns an eligible change request into a reject record and fails until a new executor resubmits", () => {
@@ -222,6 +263,7 @@ describe("board: submit and review", () => {
         at: "2026-11-03T10:00:00Z",
       },
     ]);
+
     expect(codes(decided)).toEqual(["review-rejected"]);
 
     const rejectedHistory = [
@@ -231,9 +273,8 @@ describe("board: submit and review", () => {
         at: "2026-11-03T10:00:00Z",
       }),
     ];
-    const recorded = check(inReview, board(defs, { a: entry("todo", { history: rejectedHistory }) }, 3, EVIDENCE), {
-      reviews: [changes],
-    });
+    const rejectedBoard = board(defs, { a: entry("todo", { history: rejectedHistory }) }, 3, EVIDENCE);
+    const recorded = checkRecorded(inReview, inReview, rejectedBoard, { reviews: [changes] });
     expect(codes(recorded)).toEqual(["review-rejected"]);
     expect(recorded.records).toEqual([]);
 
@@ -246,9 +287,25 @@ describe("board: submit and review", () => {
           step("submit", "in_progress", "review", owner, { evidence: "state/evidence/a-tests.md" }),
         ],
       });
-    const sameOwner = check(inReview, board(defs, { a: again("carol/a1") }, 5, EVIDENCE), { reviews: [changes] });
+    const resubmit = (owner: string, spec: PrSpec) => {
+      const {
+        base: b,
+        head,
+        pr,
+      } = prHistory(
+        inReview,
+        [
+          { sha: "c1", files: inReview },
+          botStep("c2", {}, { files: rejectedBoard }),
+          { sha: "c3", files: board(defs, { a: again(owner) }, 5, EVIDENCE) },
+        ],
+        { permissions: QA, ...spec },
+      );
+      return evaluate(cfg, b, head, pr);
+    };
+    const sameOwner = resubmit("carol/a1", { reviews: [changes] });
     expect(codes(sameOwner)).toContain("owner-mismatch");
-    const resubmitted = check(inReview, board(defs, { a: again("carol/a2") }, 5, EVIDENCE), { reviews: [changes] });
+    const resubmitted = resubmit("carol/a2", { reviews: [changes] });
     expect(codes(resubmitted)).toEqual(["review-rejected"]);
     const approvedAgain = entry("done", {
       history: [
@@ -256,9 +313,22 @@ describe("board: submit and review", () => {
         step("approve", "review", "done", "quinn", { at: "2026-11-04T10:00:00Z" }),
       ],
     });
-    const finished = check(inReview, board(defs, { a: approvedAgain }, 6, EVIDENCE), {
-      reviews: [changes, approve("quinn", "c1", "2026-11-04T10:00:00Z")],
-    });
+    const {
+      base: b,
+      head,
+      pr,
+    } = prHistory(
+      inReview,
+      [
+        { sha: "c1", files: inReview },
+        botStep("c2", {}, { files: rejectedBoard }),
+        { sha: "c3", files: board(defs, { a: again("carol/a2") }, 5, EVIDENCE) },
+        botStep("c4", {}, { files: board(defs, { a: approvedAgain }, 6, EVIDENCE) }),
+      ],
+      { permissions: QA, reviews: [changes, approve("quinn", "c3", "2026-11-04T10:00:00Z")] },
+    );
+    const finished = evaluate(cfg, b, head, pr);
+    expect(finished.violations).toEqual([]);
     expect(finished.conclusion).toBe("success");
   });
 });
@@ -291,7 +361,8 @@ describe("board: escalate, unblock, release", () => {
       "evidence-missing",
       "evidence-missing",
     ]);
-    expect(codes(check(before, board([parent], { p: escalated([]) }, 2, ISSUE)))).toEqual(["blocked-without-resolver"]);
+    const noResolver = check(before, board([parent], { p: escalated([]) }, 2, ISSUE));
+    expect(codes(noResolver)).toEqual(["blocked-without-resolver"]);
     const old = board([parent, resolver], { p: claimed("carol/a1") }, 1);
     expect(codes(check(old, board([parent, resolver], { p: escalated(["r"]) }, 2, ISSUE)))).toEqual([
       "blocked-without-resolver",
@@ -318,10 +389,12 @@ describe("board: escalate, unblock, release", () => {
   it("refuses an unblock before the resolver is done, and records it when it is", () => {
     const blocked = board([parent, resolver], { p: escalated(["r"]) }, 2, ISSUE);
     const early = entry("todo", {
-      blocked_by: ["r"],
-      history: [...escalated(["r"]).history, step("unblock", "blocked", "todo", "carol")],
+      history: [...escalated(["r"]).history, step("unblock", "blocked", "todo", "taskgate[bot]")],
     });
-    expect(codes(check(blocked, board([parent, resolver], { p: early }, 3, ISSUE)))).toEqual(["unblock-unresolved"]);
+    const earlyBoard = board([parent, resolver], { p: early }, 3, ISSUE);
+    expect(codes(checkRecorded(blocked, blocked, earlyBoard))).toEqual(["unblock-unresolved"]);
+    // Not written by the bot, an unblock is refused whatever the resolvers.
+    expect(codes(check(blocked, earlyBoard))).toEqual(["illegal-transition", "unblock-unresolved"]);
 
     const rInReview = entry("review", {
       owner: "dave",
@@ -332,10 +405,15 @@ describe("board: escalate, unblock, release", () => {
     });
     const files = { ...ISSUE, "state/evidence/r.md": "done\n", "state/handoffs/r.md": "handoff\n" };
     const rDone = entry("done", { history: [...rInReview.history, step("approve", "review", "done", "quinn")] });
-    const report = check(
-      board([parent, resolver], { p: escalated(["r"]), r: rInReview }, 4, files),
+    const rReview = board([parent, resolver], { p: escalated(["r"]), r: rInReview }, 4, files);
+    const report = checkRecorded(
+      rReview,
+      rReview,
       board([parent, resolver], { p: escalated(["r"]), r: rDone }, 5, files),
-      { author: "dave", reviews: [approve("quinn")] },
+      {
+        author: "dave",
+        reviews: [approve("quinn")],
+      },
     );
     expect(report.conclusion).toBe("success");
     expect(report.records).toEqual([{ task: "p", from: "blocked", to: "todo", by: "taskgate[bot]", kind: "unblock" }]);
@@ -363,9 +441,7 @@ describe("board: escalate, unblock, release", () => {
     expect(pending.conclusion).toBe("action_required");
     expect(pending.pending[0]!.approvers).toEqual(["role:coordinator"]);
     const approved = check(blocked, released, { reviews: [approve("cora")] });
-    expect(approved.records).toEqual([
-      expect.objectContaining({ task: "x", from: "blocked", to: "todo", by: "cora", kind: "approve" }),
-    ]);
+    expect(approved).toMatchObject({ conclusion: "success", violations: [], pending: [], records: [] });
   });
 });
 
@@ -380,11 +456,13 @@ describe("board: definitions, history and files", () => {
   });
 
   it("reports unknown dependencies and cycles this PR introduces", () => {
-    const unknown = check(board(defs, {}, 0), board([...defs, def("c", { depends_on: ["zz"] })], {}, 0));
+    const planner = { author: "alice" };
+    const unknown = check(board(defs, {}, 0), board([...defs, def("c", { depends_on: ["zz"] })], {}, 0), planner);
     expect(codes(unknown)).toEqual(["dependency-unknown"]);
     const cycle = check(
       board(defs, {}, 0),
       board([...defs, def("c", { depends_on: ["d"] }), def("d", { depends_on: ["c"] })], {}, 0),
+      planner,
     );
     expect(cycle.violations).toEqual([
       expect.objectContaining({ code: "dependency-cycle", message: "depends_on forms a cycle: c → d → c" }),
@@ -521,20 +599,24 @@ describe("board: audit", () => {
     expect(report.records).toEqual([{ task: "p", from: "blocked", to: "todo", by: "taskgate[bot]", kind: "unblock" }]);
   });
 
-  it("falls back to the configured approvers when the reviewer role is not defined", () => {
+  it("never falls back to anyone with write permission when the reviewer role is not defined", () => {
     const plain = config("preset: board\n");
     const defs = [def("a")];
     const b = snapshot(board(defs, { a: claimed("carol") }, 1, EVIDENCE));
     const h = snapshot(board(defs, { a: submitted("carol") }, 2, EVIDENCE));
-    const pending = evaluate(plain, b, h, pullRequest(b, h));
-    expect(pending.pending[0]!.approvers).toEqual(["anyone with write permission"]);
-    const approved = evaluate(
+    const report = evaluate(
       plain,
       b,
       h,
-      pullRequest(b, h, { reviews: [approve("dave")], permissions: { dave: "write" } }),
+      pullRequest(b, h, { reviews: [approve("dave")], permissions: { dave: "admin" } }),
     );
-    expect(approved.records).toEqual([expect.objectContaining({ kind: "approve", by: "dave" })]);
+    expect(report.records).toEqual([]);
+    expect(report.pending[0]!.approvers).toEqual(["role:qa"]);
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "state-invalid", task: "a", path: "planning/tasks.json" }),
+    ]);
+    expect(report.violations[0]!.message).toContain('reviewer_role "qa" is not a role');
+    expect(audit(plain, h).violations.map((item) => item.code)).toEqual(["state-invalid", "state-invalid"]);
   });
 
   it("works with `preset: board` alone on an empty repository", () => {

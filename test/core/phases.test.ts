@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { audit, evaluate } from "../../src/core/evaluate.js";
 import type { Report } from "../../src/core/types.js";
-import { approve, config, pullRequest, snapshot, task, type FileSpec, type PrSpec } from "../helpers/memory.js";
+import {
+  approve,
+  botStep,
+  config,
+  prHistory,
+  pullRequest,
+  snapshot,
+  task,
+  type FileSpec,
+  type PrSpec,
+  type Step,
+} from "../helpers/memory.js";
 
 const cfg = config();
 
@@ -160,6 +171,7 @@ describe("phases: verdict", () => {
         by: "bob",
         kind: "approve",
         at: "2026-11-01T10:00:00Z",
+        reviews: [{ by: "bob", at: "2026-11-01T10:00:00Z" }],
       },
     ]);
   });
@@ -209,78 +221,71 @@ describe("phases: artifacts", () => {
 });
 
 describe("phases: approvals log", () => {
-  const base = task("t1", "research:awaiting_approval", SPEC);
-  const recorded = (line: string, state = "research:approved") => ({
-    ...task("t1", state, SPEC),
-    "tasks/t1/.state.approvals": `${line}\n`,
+  const AT = "2026-11-01T10:00:00Z";
+  const start = task("t1", "research", SPEC);
+  const awaiting = { "tasks/t1/.state": "research:awaiting_approval\n" };
+  const record = (login: string, at = AT) => ({
+    "tasks/t1/.state": "research:approved\n",
+    "tasks/t1/.state.approvals": `research:approved|${at}|${login}\n`,
   });
-  const botCommit = { sha: "c2", author: "taskgate[bot]", files: ["tasks/t1/.state", "tasks/t1/.state.approvals"] };
-  const commits = [{ sha: "c1", author: "carol", files: ["tasks/t1/SPEC.md"] }, botCommit];
+  const run = (steps: Step[], spec: PrSpec = {}) => {
+    const { base, head, pr } = prHistory(start, steps, { permissions: WRITE, ...spec });
+    return evaluate(cfg, base, head, pr);
+  };
+  const recorded = (login: string, spec: PrSpec) =>
+    run([{ sha: "c1", changes: awaiting }, botStep("c2", record(login))], spec);
 
   it("accepts the bot's record backed by an eligible review", () => {
-    const report = check(base, recorded("research:approved|2026-11-01T10:00:00Z|bob"), {
-      reviews: [approve("bob")],
-      permissions: WRITE,
-      commits,
-    });
+    const report = recorded("bob", { reviews: [approve("bob", "c1")] });
+    expect(report.violations).toEqual([]);
     expect(report.conclusion).toBe("success");
-    expect(report.transitions).toEqual([{ task: "t1", from: "research:awaiting_approval", to: "research:approved" }]);
+    expect(report.transitions).toEqual([{ task: "t1", from: "research", to: "research:approved" }]);
   });
 
   it("flags a line that no review backs as forged", () => {
-    const report = check(base, recorded("research:approved|2026-11-01T10:00:00Z|bob"), { permissions: WRITE, commits });
+    const report = recorded("bob", {});
     expect(report.violations).toEqual([
       expect.objectContaining({ code: "approval-forged", path: "tasks/t1/.state.approvals", line: 1 }),
     ]);
   });
 
   it("flags a line naming a bot or a reviewer without permission as forged", () => {
-    const bot = check(base, recorded("research:approved|2026-11-01T10:00:00Z|taskgate[bot]"), {
-      reviews: [approve("taskgate[bot]")],
+    const bot = recorded("taskgate[bot]", {
+      reviews: [approve("taskgate[bot]", "c1")],
       permissions: { "taskgate[bot]": "admin" },
-      commits,
     });
     expect(codes(bot)).toContain("approval-forged");
-    const reader = check(base, recorded("research:approved|2026-11-01T10:00:00Z|bob"), {
-      reviews: [approve("bob")],
-      permissions: { bob: "read" },
-      commits,
-    });
+    const reader = recorded("bob", { reviews: [approve("bob", "c1")], permissions: { bob: "read" } });
     expect(codes(reader)).toContain("approval-forged");
   });
 
   it("flags a line naming the author as self-approval", () => {
-    const report = check(base, recorded("research:approved|2026-11-01T10:00:00Z|carol"), {
-      reviews: [approve("carol")],
-      permissions: { carol: "admin" },
-      commits,
-    });
+    const report = recorded("carol", { reviews: [approve("carol", "c1")], permissions: { carol: "admin" } });
     expect(codes(report)).toContain("approval-self");
   });
 
   it("flags a line whose review predates a later push to the task as stale", () => {
-    const report = check(base, recorded("research:approved|2026-11-01T10:00:00Z|bob"), {
-      reviews: [approve("bob", "c1")],
-      permissions: WRITE,
-      commits: [
-        { sha: "c1", author: "carol", files: ["tasks/t1/SPEC.md"] },
-        { sha: "c2", author: "carol", files: ["tasks/t1/SPEC.md"] },
-        { sha: "c3", author: "taskgate[bot]", files: ["tasks/t1/.state"] },
+    const report = run(
+      [
+        { sha: "c1", changes: awaiting },
+        { sha: "c2", changes: { "tasks/t1/SPEC.md": "# Spec\nchanged after the review\n" } },
+        botStep("c3", record("bob")),
       ],
-    });
+      { reviews: [approve("bob", "c1")] },
+    );
     expect(codes(report)).toContain("approval-stale");
   });
 
   it("keeps a recorded approval valid while the author works on in later phases", () => {
-    const head = {
-      ...task("t1", "design", SPEC),
-      "tasks/t1/.state.approvals": "research:approved|2026-11-01T10:00:00Z|bob\n",
-    };
-    const report = check(base, head, {
-      reviews: [approve("bob", "c1")],
-      permissions: WRITE,
-      commits: [...commits, { sha: "c3", author: "carol", files: ["tasks/t1/.state"] }],
-    });
+    const report = run(
+      [
+        { sha: "c1", changes: awaiting },
+        botStep("c2", record("bob")),
+        { sha: "c3", changes: { "tasks/t1/.state": "design\n" } },
+      ],
+      { reviews: [approve("bob", "c1")] },
+    );
+    expect(report.violations).toEqual([]);
     expect(report.conclusion).toBe("success");
   });
 
@@ -414,6 +419,7 @@ describe("review-as-approval", () => {
         by: "bob",
         kind: "approve",
         at: "2026-11-01T10:00:00Z",
+        reviews: [{ by: "bob", at: "2026-11-01T10:00:00Z" }],
       },
     ]);
   });
@@ -526,47 +532,44 @@ describe("review-as-approval", () => {
       },
       conf,
     );
-    expect(two.records).toEqual([expect.objectContaining({ by: "bob,erin" })]);
-  });
-
-  it("invalidates on a later non-bot push that touches the task, not one touching others", () => {
-    const twoTasks = (state: string) => ({ ...task("t1", state, SPEC), ...task("t2", "research", { "SPEC.md": "x" }) });
-    const spec = (files: string[]): PrSpec => ({
-      reviews: [approve("bob", "c1")],
-      permissions: WRITE,
-      commits: [
-        { sha: "c1", author: "carol", files: ["tasks/t1/.state"] },
-        { sha: "c2", author: "carol", files },
-      ],
-    });
-    const base2 = snapshot(twoTasks("research"));
-    const head2 = snapshot({ ...twoTasks("research:awaiting_approval"), "tasks/t2/SPEC.md": "y" });
-    const stale = evaluate(cfg, base2, head2, pullRequest(base2, head2, spec(["tasks/t1/SPEC.md"])));
-    expect(stale.records).toEqual([]);
-    expect(stale.pending[0]!.message).toContain("changed t1 after bob reviewed");
-    const fresh = evaluate(cfg, base2, head2, pullRequest(base2, head2, spec(["tasks/t2/SPEC.md"])));
-    expect(fresh.records).toHaveLength(1);
-    const botPush = evaluate(
-      cfg,
-      base2,
-      head2,
-      pullRequest(base2, head2, {
-        ...spec([]),
-        commits: [
-          { sha: "c1", author: "carol", files: ["tasks/t1/.state"] },
-          { sha: "c2", author: "taskgate[bot]", files: ["tasks/t1/SPEC.md"] },
+    expect(two.records).toEqual([
+      expect.objectContaining({
+        by: "bob,erin",
+        reviews: [
+          { by: "bob", at: "2026-11-01T10:00:00Z" },
+          { by: "erin", at: "2026-11-01T10:05:00Z" },
         ],
       }),
-    );
-    expect(botPush.records).toHaveLength(1);
+    ]);
+  });
+
+  it("invalidates when the task's content changed after the review, not when other tasks changed", () => {
+    const start2 = { ...task("t1", "research", SPEC), ...task("t2", "research", { "SPEC.md": "x" }) };
+    const steps = (changes: Record<string, string>, author = "carol"): Step[] => [
+      { sha: "c1", changes: { "tasks/t1/.state": "research:awaiting_approval\n" } },
+      { sha: "c2", author, changes },
+    ];
+    const run = (changes: Record<string, string>, author?: string, conf = cfg) => {
+      const { base, head, pr } = prHistory(start2, steps(changes, author), {
+        reviews: [approve("bob", "c1")],
+        permissions: WRITE,
+      });
+      return evaluate(conf, base, head, pr);
+    };
+    const stale = run({ "tasks/t1/SPEC.md": "# Spec\nrewritten\n" });
+    expect(stale.records).toEqual([]);
+    expect(stale.pending[0]!.message).toContain("tasks/t1/SPEC.md changed after bob reviewed c1");
+    expect(run({ "tasks/t2/SPEC.md": "y" }).records).toHaveLength(1);
+    // Judged by content: a bot commit that changes the task's files is a change all the same.
+    expect(run({ "tasks/t1/SPEC.md": "# Spec\nrewritten\n" }, "taskgate[bot]").records).toEqual([]);
     const off = config("preset: phases\napprovals:\n  invalidate_on_push: false\n");
-    expect(evaluate(off, base2, head2, pullRequest(base2, head2, spec(["tasks/t1/SPEC.md"]))).records).toHaveLength(1);
+    expect(run({ "tasks/t1/SPEC.md": "# Spec\nrewritten\n" }, "carol", off).records).toHaveLength(1);
   });
 
   it("treats a review of a commit no longer in the PR as stale", () => {
     const report = judge({ reviews: [approve("bob", "gone")], permissions: WRITE });
     expect(report.records).toEqual([]);
-    expect(report.pending[0]!.message).toContain("no longer part");
+    expect(report.pending[0]!.message).toContain("cannot be read");
   });
 });
 

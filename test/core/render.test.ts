@@ -64,7 +64,7 @@ describe("render: board", () => {
   });
 
   it("audit reports matrix-stale once a repository renders and its files fall behind", () => {
-    const cfg = config("preset: board\n");
+    const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n  front: [erin]\n");
     expect(audit(cfg, snapshot(files)).violations).toEqual([]);
     const rendered = withRendered(files);
     expect(audit(cfg, snapshot(rendered)).violations).toEqual([]);

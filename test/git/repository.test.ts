@@ -181,11 +181,13 @@ describe("readSnapshot", () => {
       ].sort(),
     );
     const at = (path: string) => snapshot.files.get(path);
+    const oid = (path: string) => git(repoDir, ["rev-parse", `main:${path}`]);
     expect(at("tasks/T-1/spec.md")).toEqual({
       path: "tasks/T-1/spec.md",
       kind: "file",
       size: 12,
       text: "Spec of T-1\n",
+      oid: oid("tasks/T-1/spec.md"),
     });
     expect(at("docs/deep/nested/guide.md")?.kind).toBe("file");
     expect(at("has space.md")?.text).toBe("space\n");
@@ -196,9 +198,28 @@ describe("readSnapshot", () => {
       kind: "symlink",
       size: "tasks/T-1/spec.md".length,
       target: "tasks/T-1/spec.md",
+      oid: oid("link.md"),
     });
-    expect(at("bin.dat")).toEqual({ path: "bin.dat", kind: "binary", size: 7 });
-    expect(at("big.txt")).toEqual({ path: "big.txt", kind: "oversized", size: 200 });
+    expect(at("bin.dat")).toEqual({ path: "bin.dat", kind: "binary", size: 7, oid: oid("bin.dat") });
+    expect(at("big.txt")).toEqual({ path: "big.txt", kind: "oversized", size: 200, oid: oid("big.txt") });
+  });
+
+  it("gives every entry the object id git stores for it", async () => {
+    const { repo } = await openCounting(repoDir, { maxFileBytes: 100 });
+    const snapshot = await repo.readSnapshot("HEAD");
+    const oid = (path: string) => git(repoDir, ["rev-parse", `HEAD:${path}`]);
+    for (const path of ["tasks/T-1/spec.md", "link.md", "big.txt", "bin.dat"]) {
+      expect(oid(path)).toMatch(/^[0-9a-f]{40,64}$/);
+      expect(snapshot.files.get(path)?.oid).toBe(oid(path));
+    }
+    expect(snapshot.files.get("link.md")?.kind).toBe("symlink");
+    expect(snapshot.files.get("big.txt")?.kind).toBe("oversized");
+    expect(snapshot.files.get("bin.dat")?.kind).toBe("binary");
+    // Every entry carries one, and equal content means an equal id.
+    expect([...snapshot.files.values()].every((entry) => entry.oid !== undefined)).toBe(true);
+    expect(snapshot.files.get("tasks/T-1/.state")?.oid).toBe(snapshot.files.get("tasks/T-10/.state")?.oid);
+    expect(snapshot.files.get("tasks/T-1/.state")?.oid).not.toBe(snapshot.files.get("tasks/T-2/.state")?.oid);
+    expect((await repo.readFile("HEAD", "README.md"))?.oid).toBe(oid("README.md"));
   });
 
   it("uses 1 MiB as the default size limit", async () => {
@@ -221,6 +242,7 @@ describe("readSnapshot", () => {
       path: "vendor/lib",
       kind: "submodule",
       size: 0,
+      oid: sha,
     });
     expect(snapshot.files.get("a.md")?.text).toBe("a\n");
   });
@@ -294,6 +316,7 @@ describe("readSnapshot", () => {
       kind: "file",
       size: 12,
       text: "in-progress\n",
+      oid: git(repoDir, ["rev-parse", "feature:tasks/T-1/.state"]),
     });
     expect(await repo.readFile("feature", "tasks/T-2/.state")).toBeUndefined();
     expect((await repo.readFile("feature", "has space.md"))?.kind).toBe("symlink");
@@ -378,7 +401,8 @@ describe("commits", () => {
     const { repo, spawns } = await openCounting(repoDir);
     const commits = await repo.commits("main", "feature");
     expect(spawns).toHaveLength(1);
-    expect(commits.map((c) => c.author)).toEqual(["Bob Builder", "Carol Coder"]);
+    expect(commits.map((c) => c.author)).toEqual([null, null]);
+    expect(commits.map((c) => c.gitName)).toEqual(["Bob Builder", "Carol Coder"]);
     expect(commits.map((c) => c.authorEmail)).toEqual(["bob@example.com", "carol@example.com"]);
     expect(commits[0]?.sha).toBe(git(repoDir, ["rev-parse", "feature~1"]));
     expect(commits[1]?.sha).toBe(git(repoDir, ["rev-parse", "feature"]));
@@ -396,11 +420,58 @@ describe("commits", () => {
     const repo = await GitRepository.open(repoDir);
     const commits = await repo.commits("main", "merged");
     expect(commits).toHaveLength(3);
-    const bySubjectAuthor = commits.map((c) => [c.author, c.files]);
+    const bySubjectAuthor = commits.map((c) => [c.gitName, c.files]);
     expect(bySubjectAuthor).toContainEqual(["Dan Dev", ["tasks/T-1/spec.md"]]);
     expect(bySubjectAuthor).toContainEqual(["Eve Side", ["tasks/T-10/notes.md"]]);
     // The merge is last (topological order) and lists only README.md, which it changed itself.
-    expect(commits[2]).toMatchObject({ author: "Dan Dev", files: ["README.md"] });
+    expect(commits[2]).toMatchObject({ author: null, gitName: "Dan Dev", files: ["README.md"] });
+  });
+
+  it("gives every commit its parents, first parent first, and its git author name", async () => {
+    const repo = await GitRepository.open(repoDir);
+    const merged = await repo.commits("main", "merged");
+    const merge = merged[2];
+    expect(merge?.sha).toBe(git(repoDir, ["rev-parse", "merged"]));
+    const [first, second] = git(repoDir, ["rev-parse", "merged^1", "merged^2"]).split("\n");
+    expect(merge?.parents).toEqual([first, second]);
+    expect(first).toBe(git(repoDir, ["rev-parse", "merged~1"])); // Dan's "revise spec"
+    expect(second).toBe(git(repoDir, ["rev-parse", "side"]));
+    for (const commit of merged.slice(0, 2)) {
+      expect(commit.parents).toEqual([mainSha]);
+    }
+
+    const feature = await repo.commits("main", "feature");
+    expect(feature[0]).toEqual({
+      sha: git(repoDir, ["rev-parse", "feature~1"]),
+      author: null,
+      gitName: "Bob Builder",
+      parents: [mainSha],
+      authorEmail: "bob@example.com",
+      files: ["tasks/T-1/.state", "tasks/T-2/.state", "tasks/T-3/.state"],
+    });
+    expect(feature[1]?.parents).toEqual([feature[0]?.sha]);
+  });
+
+  it("gives a root commit no parents and an empty author name no gitName", async () => {
+    const repo = await GitRepository.open(repoDir);
+    const [lonely] = await repo.commits("feature", "lonely");
+    expect(lonely).toMatchObject({ author: null, gitName: "Ann Author", parents: [] });
+
+    // git refuses to make a commit with an empty author name, so write the object by hand.
+    const dir = await newRepo("nameless");
+    await write(dir, "a.md", "a\n");
+    const base = commitAll(dir, "one");
+    const tree = git(dir, ["rev-parse", "HEAD^{tree}"]);
+    const body = `tree ${tree}\nparent ${base}\nauthor  <nobody@example.com> 0 +0000\ncommitter C <c@example.com> 0 +0000\n\nnameless\n`;
+    const nameless = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--literally", "--stdin"], {
+      cwd: dir,
+      input: body,
+      encoding: "utf8",
+    }).trim();
+    const commits = await (await GitRepository.open(dir)).commits(base, nameless);
+    expect(commits).toEqual([
+      { sha: nameless, author: null, gitName: null, parents: [base], authorEmail: "nobody@example.com", files: [] },
+    ]);
   });
 
   it("handles empty commits and clean merges with no files", async () => {

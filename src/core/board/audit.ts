@@ -19,7 +19,8 @@ import {
   secretProblems,
 } from "./board.js";
 import { edgeFor, type Status } from "./formats.js";
-import { unblockTarget } from "./policy.js";
+import { OWNER_HINT, parseOwner } from "./owners.js";
+import { unblockTarget, unknownRoles } from "./policy.js";
 export function auditBoard(config: Config, snapshot: Snapshot): Findings {
   const findings = emptyFindings();
   const options = config.board;
@@ -30,7 +31,10 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
   findings.violations.push(...staleViolations(() => boardRenderPlan(board, root), snapshot, root));
   findings.violations.push(...graphProblems(board));
   const retired = retiredOwners(board);
-  for (const [owner, tasks] of ownedUnfinished(board)) {
+  for (const definition of board.definitions.values()) {
+    findings.violations.push(...unknownRoles(config, board, definition));
+  }
+  for (const [key, { owner, tasks }] of ownedUnfinished(board)) {
     if (tasks.length > 1) {
       findings.violations.push(
         violation("owner-limit", {
@@ -41,7 +45,7 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
         }),
       );
     }
-    if (retired.has(owner)) {
+    if (retired.has(key)) {
       findings.violations.push(
         violation("agent-retired", {
           task: tasks[0],
@@ -76,6 +80,16 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
           task: id,
           ...at("status"),
           message: `${id}'s status is ${entry.status}, but its history ends at ${status}`,
+        }),
+      );
+    }
+    if (entry.owner && !parseOwner(entry.owner)) {
+      findings.violations.push(
+        violation("owner-mismatch", {
+          task: id,
+          ...at("owner"),
+          message: `${id}'s owner "${entry.owner}" is not a valid owner`,
+          hint: OWNER_HINT,
         }),
       );
     }

@@ -4,8 +4,11 @@
  * dependency graph, owners, blockers, evidence and secrets.
  */
 import type { BoardConfig } from "../config.js";
-import { deepEqual, parseJsonFile } from "../json.js";
+import { deepEqual, jsonPositions, parseJsonFile, positionKey } from "../json.js";
+import { own } from "../objects.js";
 import { isSuspiciousPath } from "../paths.js";
+import { describeKind } from "../phases/tasks.js";
+import { isEmptyFile } from "../scope.js";
 import { scanSecrets } from "../secrets.js";
 import type { FileEntry, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
@@ -22,6 +25,7 @@ import {
   type Ledger,
   type LedgerEntry,
 } from "./formats.js";
+import { ownerKey } from "./owners.js";
 
 export interface Board {
   readonly options: BoardConfig;
@@ -42,7 +46,7 @@ export interface Board {
 }
 
 export function entryOf(board: Board, id: string): LedgerEntry {
-  return board.ledger.tasks[id] ?? implicitEntry();
+  return own(board.ledger.tasks, id) ?? implicitEntry();
 }
 
 /** Reads a board; `like` is another snapshot (the base of a PR) whose identical files are reused. */
@@ -64,6 +68,9 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
   const definitions = new Map<string, Definition>();
   for (const definition of definitionList)
     if (!definitions.has(definition.id)) definitions.set(definition.id, definition);
+  let ledgerPositions: Map<string, number> | undefined;
+  let definitionPositions: Map<string, number> | undefined;
+  let definitionIndex: Map<string, number> | undefined;
   return {
     options,
     snapshot,
@@ -75,27 +82,39 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
     hasLedger: ledgerFile !== undefined,
     problems,
     ledgerLine(id, ...path) {
-      return ledgerFile?.text === undefined ? undefined : lineInLedger(ledgerFile.text, id, path);
+      const text = ledger && ledgerFile?.text;
+      if (!text) return undefined;
+      ledgerPositions ??= jsonPositions(text, 4);
+      return lineOfPath(text, ledgerPositions, ["tasks", id, ...path]);
     },
     definitionLine(id) {
-      return defsFile?.text === undefined
-        ? undefined
-        : lineOfMatch(defsFile.text, new RegExp(`"id"\\s*:\\s*${quoted(id)}`), 0);
+      const text = defs && defsFile?.text;
+      if (!text) return undefined;
+      if (!definitionIndex) {
+        definitionIndex = new Map();
+        definitionList.forEach((definition, index) => {
+          if (!definitionIndex!.has(definition.id)) definitionIndex!.set(definition.id, index);
+        });
+      }
+      const index = definitionIndex.get(id);
+      if (index === undefined) return undefined;
+      definitionPositions ??= jsonPositions(text, 3);
+      return lineOfPath(text, definitionPositions, ["tasks", index, "id"]);
     },
   };
 }
 
-/** A JSON string literal as a regular expression. */
-function quoted(text: string): string {
-  return JSON.stringify(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-function lineOfMatch(text: string, pattern: RegExp, from: number): number | undefined {
-  pattern.lastIndex = 0;
-  const match = new RegExp(pattern.source, "g");
-  match.lastIndex = from;
-  const found = match.exec(text);
-  return found ? lineAt(text, found.index) : undefined;
+/** The line of the deepest recorded part of a JSON path. */
+function lineOfPath(
+  text: string,
+  positions: Map<string, number>,
+  path: readonly (string | number)[],
+): number | undefined {
+  for (let depth = path.length; depth > 0; depth--) {
+    const offset = positions.get(positionKey(path.slice(0, depth)));
+    if (offset !== undefined) return lineAt(text, offset);
+  }
+  return undefined;
 }
 
 let lineStarts: { text: string; starts: number[] } | undefined;
@@ -116,36 +135,6 @@ function lineAt(text: string, offset: number): number {
     else high = middle - 1;
   }
   return low + 1;
-}
-
-/**
- * The line of a ledger task entry (or of a key inside it) found by scanning the text: cheap enough
- * to call for every message, unlike a full parse with positions. Falls back to the entry's line.
- */
-function lineInLedger(text: string, id: string, path: readonly (string | number)[]): number | undefined {
-  const tasksAt = text.search(/"tasks"\s*:/);
-  const key = new RegExp(`${quoted(id)}\\s*:\\s*\\{`, "g");
-  key.lastIndex = Math.max(0, tasksAt);
-  const entry = key.exec(text);
-  if (!entry) return undefined;
-  let offset = entry.index;
-  const [field, index] = path;
-  if (typeof field === "string") {
-    const fieldAt = new RegExp(`"${field}"\\s*:`, "g");
-    fieldAt.lastIndex = offset;
-    const found = fieldAt.exec(text);
-    if (found) offset = found.index;
-    if (field === "history" && typeof index === "number" && found) {
-      const item = /\{/g;
-      item.lastIndex = found.index;
-      for (let count = 0; count <= index; count++) {
-        const next = item.exec(text);
-        if (!next) break;
-        offset = next.index;
-      }
-    }
-  }
-  return lineAt(text, offset);
 }
 
 interface Parsed {
@@ -282,44 +271,7 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
 
 /** Duplicate ids, unknown dependencies and cycles in the definitions; unknown ids in the ledger. */
 export function graphProblems(board: Board): Violation[] {
-  const out: Violation[] = [];
-  const { definitions: file } = board.options;
-  const seen = new Set<string>();
-  for (const definition of board.definitionList) {
-    if (seen.has(definition.id)) {
-      out.push(
-        violation("id-reused", {
-          task: definition.id,
-          path: file,
-          message: `${definition.id} is defined more than once`,
-          hint: "Give the later definition a new id; ids are never reused.",
-        }),
-      );
-    }
-    seen.add(definition.id);
-    for (const dependency of definition.depends_on) {
-      if (!board.definitions.has(dependency)) {
-        out.push(
-          violation("dependency-unknown", {
-            task: definition.id,
-            path: file,
-            line: board.definitionLine(definition.id),
-            message: `${definition.id} depends on ${dependency}, which is not defined`,
-          }),
-        );
-      }
-    }
-  }
-  for (const cycle of findCycles(board.definitions)) {
-    out.push(
-      violation("dependency-cycle", {
-        task: cycle[0],
-        path: file,
-        line: board.definitionLine(cycle[0]!),
-        message: `depends_on forms a cycle: ${[...cycle, cycle[0]].join(" → ")}`,
-      }),
-    );
-  }
+  const out = graphProblemsFor(board, new Set(board.definitions.keys()));
   for (const [id, entry] of Object.entries(board.ledger.tasks)) {
     if (!board.definitions.has(id)) {
       out.push(
@@ -328,7 +280,7 @@ export function graphProblems(board: Board): Violation[] {
           path: board.options.ledger,
           line: board.ledgerLine(id),
           message: `the ledger has an entry for ${id}, which is not defined`,
-          hint: `Define ${id} in ${file}, or fix the id.`,
+          hint: `Define ${id} in ${board.options.definitions}, or fix the id.`,
         }),
       );
     }
@@ -349,32 +301,31 @@ export function graphProblems(board: Board): Violation[] {
 }
 
 /**
- * The graph problems a set of changed definitions can introduce: duplicates of their ids, unknown
- * dependencies, and cycles through them (a new cycle must pass through a changed edge).
+ * The graph problems a set of changed definitions can introduce: duplicate ids anywhere (a
+ * duplicated definition may be byte-identical to an old one), unknown dependencies of the changed
+ * ones, and cycles through them (a new cycle must pass through a changed edge). Linear in the size
+ * of the part of the graph the changed definitions reach.
  */
-export function graphProblemsFor(board: Board, ids: ReadonlySet<string>): Violation[] {
+export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?: Board): Violation[] {
   const out: Violation[] = [];
   const file = board.options.definitions;
-  const counts = new Map<string, number>();
-  for (const definition of board.definitionList) {
-    if (ids.has(definition.id)) counts.set(definition.id, (counts.get(definition.id) ?? 0) + 1);
-  }
+  const counts = idCounts(board);
+  const earlier = before ? idCounts(before) : new Map<string, number>();
   for (const [id, count] of counts) {
-    if (count > 1) {
+    if (count > 1 && count > (earlier.get(id) ?? 0)) {
       out.push(
         violation("id-reused", {
           task: id,
           path: file,
-          message: `${id} is defined more than once`,
+          line: board.definitionLine(id),
+          message: `${id} is defined ${count} times`,
           hint: "Give the later definition a new id; ids are never reused.",
         }),
       );
     }
   }
   for (const id of ids) {
-    const definition = board.definitions.get(id);
-    if (!definition) continue;
-    for (const dependency of definition.depends_on) {
+    for (const dependency of board.definitions.get(id)?.depends_on ?? []) {
       if (!board.definitions.has(dependency)) {
         out.push(
           violation("dependency-unknown", {
@@ -386,108 +337,120 @@ export function graphProblemsFor(board: Board, ids: ReadonlySet<string>): Violat
         );
       }
     }
-    const cycle = cycleThrough(board.definitions, id);
-    if (cycle) {
-      const smallest = [...cycle].sort()[0]!;
-      const first = cycle.indexOf(smallest);
-      const ordered = [...cycle.slice(first), ...cycle.slice(0, first)];
-      out.push(
-        violation("dependency-cycle", {
-          task: ordered[0],
-          path: file,
-          line: board.definitionLine(ordered[0]!),
-          message: `depends_on forms a cycle: ${[...ordered, ordered[0]].join(" → ")}`,
-        }),
-      );
-    }
   }
-  const seen = new Set<string>();
-  return out.filter((item) => {
-    const key = `${item.code}\u0000${item.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  for (const cycle of cyclesThrough(board.definitions, ids)) {
+    out.push(
+      violation("dependency-cycle", {
+        task: cycle[0],
+        path: file,
+        line: board.definitionLine(cycle[0]!),
+        message: `depends_on forms a cycle: ${[...cycle, cycle[0]].join(" → ")}`,
+      }),
+    );
+  }
+  return out;
 }
 
-/** A cycle of dependencies from `start` back to itself, if there is one (breadth-first, shortest). */
-function cycleThrough(definitions: ReadonlyMap<string, Definition>, start: string): string[] | undefined {
-  const parent = new Map<string, string>();
-  const queue = [start];
-  for (let head = 0; head < queue.length; head++) {
-    const id = queue[head]!;
-    for (const dependency of definitions.get(id)?.depends_on ?? []) {
-      if (dependency === start) {
-        const path = [id];
-        for (let step = id; step !== start; step = parent.get(step)!) path.unshift(parent.get(step)!);
-        return path;
-      }
-      if (!parent.has(dependency) && definitions.has(dependency)) {
-        parent.set(dependency, id);
-        queue.push(dependency);
-      }
-    }
-  }
-  return undefined;
+function idCounts(board: Board): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const definition of board.definitionList) counts.set(definition.id, (counts.get(definition.id) ?? 0) + 1);
+  return counts;
 }
 
-/** Each elementary cycle reported once, from its smallest id (iterative DFS, colours). */
-function findCycles(definitions: ReadonlyMap<string, Definition>): string[][] {
-  const colour = new Map<string, 1 | 2>();
+/**
+ * One cycle per strongly connected component that holds a changed id (Tarjan's algorithm, iterative,
+ * over the part of the graph reachable from the changed ids), each starting at its smallest id.
+ */
+function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: ReadonlySet<string>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
   const cycles: string[][] = [];
-  const seen = new Set<string>();
-  for (const start of [...definitions.keys()].sort()) {
-    if (colour.has(start)) continue;
-    const stack: { id: string; next: number }[] = [{ id: start, next: 0 }];
-    const onPath: string[] = [start];
-    colour.set(start, 1);
-    while (stack.length > 0) {
-      const frame = stack.at(-1)!;
-      const deps = definitions.get(frame.id)?.depends_on ?? [];
-      if (frame.next >= deps.length) {
-        colour.set(frame.id, 2);
-        stack.pop();
-        onPath.pop();
+  let counter = 0;
+  const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
+  for (const root of [...ids].sort()) {
+    if (index.has(root) || !definitions.has(root)) continue;
+    const frames: { id: string; deps: string[]; next: number }[] = [];
+    const open = (id: string) => {
+      index.set(id, counter);
+      low.set(id, counter++);
+      stack.push(id);
+      onStack.add(id);
+      frames.push({ id, deps: depsOf(id), next: 0 });
+    };
+    open(root);
+    while (frames.length > 0) {
+      const frame = frames.at(-1)!;
+      if (frame.next < frame.deps.length) {
+        const dep = frame.deps[frame.next++]!;
+        if (!index.has(dep)) open(dep);
+        else if (onStack.has(dep)) low.set(frame.id, Math.min(low.get(frame.id)!, index.get(dep)!));
         continue;
       }
-      const dep = deps[frame.next++]!;
-      if (!definitions.has(dep)) continue;
-      const state = colour.get(dep);
-      if (state === 1) {
-        const cycle = onPath.slice(onPath.indexOf(dep));
-        const key = [...cycle].sort().join("\u0000");
-        if (!seen.has(key)) {
-          seen.add(key);
-          const first = cycle.indexOf([...cycle].sort()[0]!);
-          cycles.push([...cycle.slice(first), ...cycle.slice(0, first)]);
-        }
-      } else if (state === undefined) {
-        colour.set(dep, 1);
-        stack.push({ id: dep, next: 0 });
-        onPath.push(dep);
+      frames.pop();
+      const parent = frames.at(-1);
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id)!, low.get(frame.id)!));
+      if (low.get(frame.id) !== index.get(frame.id)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.id);
+      const selfLoop = component.length === 1 && depsOf(frame.id).includes(frame.id);
+      if ((component.length > 1 || selfLoop) && component.some((id) => ids.has(id))) {
+        cycles.push(cycleIn(new Set(component), depsOf));
       }
     }
   }
   return cycles;
 }
 
-/** Owners that escalated: retired for good. */
+/** A shortest cycle through the smallest id of a strongly connected component. */
+function cycleIn(component: ReadonlySet<string>, depsOf: (id: string) => string[]): string[] {
+  const start = [...component].sort()[0]!;
+  const parent = new Map<string, string>();
+  const queue = [start];
+  for (let head = 0; head < queue.length; head++) {
+    const id = queue[head]!;
+    for (const dep of depsOf(id)) {
+      if (!component.has(dep)) continue;
+      if (dep === start) {
+        const path = [id];
+        for (let step = id; step !== start; step = parent.get(step)!) path.unshift(parent.get(step)!);
+        return path;
+      }
+      if (!parent.has(dep)) {
+        parent.set(dep, id);
+        queue.push(dep);
+      }
+    }
+  }
+  return [start];
+}
+
+/** Owners that escalated, by owner key (case-insensitive): retired for good. */
 export function retiredOwners(board: Board): Set<string> {
   const retired = new Set<string>();
   for (const entry of Object.values(board.ledger.tasks)) {
-    for (const item of entry.history) if (item.action === "escalate") retired.add(item.by);
+    for (const item of entry.history) if (item.action === "escalate") retired.add(ownerKey(item.by));
   }
   return retired;
 }
 
 export const UNFINISHED = new Set(["in_progress", "review"]);
 
-/** Owner → unfinished tasks they own. */
-export function ownedUnfinished(board: Board): Map<string, string[]> {
-  const owned = new Map<string, string[]>();
+/** Owner key → the owner as written and the unfinished tasks they own. */
+export function ownedUnfinished(board: Board): Map<string, { owner: string; tasks: string[] }> {
+  const owned = new Map<string, { owner: string; tasks: string[] }>();
   for (const [id, entry] of Object.entries(board.ledger.tasks)) {
     if (!entry.owner || !UNFINISHED.has(entry.status)) continue;
-    owned.set(entry.owner, [...(owned.get(entry.owner) ?? []), id]);
+    const key = ownerKey(entry.owner);
+    const known = owned.get(key);
+    if (known) known.tasks.push(id);
+    else owned.set(key, { owner: entry.owner, tasks: [id] });
   }
   return owned;
 }
@@ -542,7 +505,8 @@ export function checkReferencedFile(
       }),
     ];
   }
-  if (entry.size === 0 || (entry.kind === "file" && !/\S/.test(entry.text ?? ""))) {
+  if (entry.kind !== "file" || entry.text === undefined) return [unscannable(entry, task)];
+  if (isEmptyFile(entry)) {
     return [
       violation("evidence-missing", {
         task,
@@ -555,9 +519,23 @@ export function checkReferencedFile(
   return [];
 }
 
-/** Secrets in a file: file, line and kind only, never the secret. */
+/** A file of the board's own folders that taskgate cannot read as text, so cannot scan. */
+function unscannable(entry: FileEntry, task?: string): Violation {
+  return violation("evidence-missing", {
+    ...(task !== undefined && { task }),
+    path: entry.path,
+    message: `${entry.path} is ${describeKind(entry)}; evidence, handoffs and issue reports must be text taskgate can read and scan for secrets`,
+    hint: "Commit a text file (Markdown, JSON, a log excerpt) under the configured size limit instead.",
+  });
+}
+
+/**
+ * Secrets in a file of the board's own folders: file, line and kind only, never the secret. A file
+ * that cannot be read as text is refused rather than skipped.
+ */
 export function secretProblems(entry: FileEntry, task?: string): Violation[] {
-  if (entry.kind !== "file" || entry.text === undefined) return [];
+  if (entry.kind === "symlink") return [];
+  if (entry.kind !== "file" || entry.text === undefined) return [unscannable(entry, task)];
   return scanSecrets(entry.text).map((finding) =>
     violation("secret-detected", {
       ...(task !== undefined && { task }),

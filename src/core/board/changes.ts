@@ -1,37 +1,64 @@
 /**
- * The rules of a board pull request: definitions added or changed, the new history entries of each
- * task (claim, submit, review outcomes, escalate, unblock, release), owners, revision, and which
- * files the change may touch.
+ * The rules of a board pull request: definitions added or changed, each changed ledger entry (its
+ * new history entries judged one action at a time, then the whole entry compared with what that
+ * history allows), the revision, owners, and which files the change may touch.
  */
-import { ApprovalJudge, gateOutcome, lower, principalMatcher, unbackedCode } from "../approval.js";
+import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../approval.js";
 import type { Config } from "../config.js";
-import { emptyFindings, type Findings } from "../model.js";
 import { deepEqual } from "../json.js";
+import { emptyFindings, type Findings } from "../model.js";
+import { own } from "../objects.js";
 import { globMatcher } from "../paths.js";
+import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../scope.js";
 import type { PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
+import { ACTION_RULES, type ActionContext, type Where } from "./actions.js";
 import {
-  checkReferencedFile,
   entryOf,
   graphProblemsFor,
-  handoffPath,
   isTaskMetadata,
-  issuePath,
   ownedUnfinished,
   readBoard,
   retiredOwners,
   secretProblems,
   type Board,
 } from "./board.js";
-import { edgeFor, loginOf, type Definition, type HistoryEntry, type LedgerEntry, type Status } from "./formats.js";
-import { rolePolicy, subjectFor, unblockTarget } from "./policy.js";
-export function evaluateBoard(
-  config: Config,
-  isFramework: (path: string) => boolean,
-  baseSnapshot: Snapshot,
-  headSnapshot: Snapshot,
-  pr: PrContext,
-): Findings {
+import { boardBotWrites, type BoardWrites } from "./decisions.js";
+import { edgeFor, implicitEntry, type Definition, type LedgerEntry } from "./formats.js";
+import { ownedBy, ownerKey, sameOwner } from "./owners.js";
+import { rolePolicy, subjectFor, unblockTarget, unknownRoles } from "./policy.js";
+import { applyHistory } from "./records.js";
+
+/** What every board rule of one pull request sees. */
+interface BoardContext {
+  readonly config: Config;
+  readonly pr: PrContext;
+  readonly judge: ApprovalJudge;
+  readonly base: Board;
+  readonly head: Board;
+  readonly writes: BoardWrites;
+  readonly maintainer: boolean;
+  readonly findings: Findings;
+  /** Definitions the pull request adds. */
+  readonly added: ReadonlySet<string>;
+  /** Owner keys retired at the base, plus every escalation judged so far. */
+  readonly retired: Set<string>;
+  push(item: Violation): void;
+}
+
+/** What the ledger part of a pull request amounts to. */
+interface LedgerOutcome {
+  /** Tasks whose definition or entry the pull request changes. */
+  readonly touched: Set<string>;
+  /** Tasks the author legally works on: their paths are open to the pull request. */
+  readonly executing: Set<string>;
+  /** Resolvers named by the escalations of this pull request. */
+  readonly resolvers: Set<string>;
+  /** History entries added across the ledger. */
+  newEntries: number;
+}
+
+export function evaluateBoard(config: Config, baseSnapshot: Snapshot, headSnapshot: Snapshot, pr: PrContext): Findings {
   const findings = emptyFindings();
   const options = config.board;
   const base = readBoard(baseSnapshot, options);
@@ -45,25 +72,53 @@ export function evaluateBoard(
   if (base.hasDefinitions && !head.hasDefinitions) {
     push(violation("task-deleted", { path: options.definitions, message: `${options.definitions} was deleted` }));
   }
+  const judge = new ApprovalJudge(config, pr, headSnapshot);
+  const ctx: BoardContext = {
+    config,
+    pr,
+    judge,
+    base,
+    head,
+    writes: boardBotWrites(config, pr, judge),
+    maintainer: isMaintainer(config, pr),
+    findings,
+    added: new Set([...head.definitions.keys()].filter((id) => !base.definitions.has(id))),
+    retired: retiredOwners(base),
+    push,
+  };
+  const touched = checkDefinitions(ctx);
+  const outcome: LedgerOutcome = { touched, executing: new Set(), resolvers: new Set(), newEntries: 0 };
+  const ids = new Set([...Object.keys(base.ledger.tasks), ...Object.keys(head.ledger.tasks)]);
+  for (const id of [...ids].sort()) checkLedgerEntry(ctx, id, outcome);
+  checkNewDefinitions(ctx, outcome);
+  checkRevision(ctx, outcome.newEntries);
+  checkOwners(ctx, outcome.touched);
+  recordUnblocks(ctx, outcome.touched);
+  checkFiles(ctx, headSnapshot, outcome);
+  return findings;
+}
 
-  // Problems that hold at rest are reported only when this PR introduces them; unchanged
-  // definitions cannot introduce any, so a PR that only moves tasks skips the graph walk.
-  const sameDefinitions = base.definitionsText !== undefined && base.definitionsText === head.definitionsText;
-  if (!sameDefinitions) {
-    // Unchanged definitions are the very same objects in base and head (see readBoard).
-    const unchanged = new Set(base.definitionList);
-    const changed = new Set(head.definitionList.filter((item) => !unchanged.has(item)).map((item) => item.id));
-    findings.violations.push(...graphProblemsFor(head, changed));
+/** Definitions: never deleted, changed only by maintainers, graph sound, roles configured. */
+function checkDefinitions(ctx: BoardContext): Set<string> {
+  const { base, head, config } = ctx;
+  const options = config.board;
+  const touched = new Set<string>(ctx.added);
+  // Problems at rest are reported only when this PR introduces them; unchanged definitions cannot
+  // introduce any, so a PR that only moves tasks skips the graph walk.
+  if (base.definitionsText !== undefined && base.definitionsText === head.definitionsText) return touched;
+  // Unchanged definitions are the very same objects in base and head (see readBoard).
+  const unchanged = new Set(base.definitionList);
+  const changed = new Set(head.definitionList.filter((item) => !unchanged.has(item)).map((item) => item.id));
+  ctx.findings.violations.push(...graphProblemsFor(head, changed, base));
+  for (const id of changed) {
+    const definition = head.definitions.get(id);
+    if (definition) ctx.findings.violations.push(...unknownRoles(config, head, definition));
   }
-
-  const maintainer = principalMatcher(config.maintainers, config, pr)(pr.author);
-  const touched = new Set<string>();
-  const executing = new Set<string>();
   for (const definition of base.definitionList) {
     const after = head.definitions.get(definition.id);
     if (!after) {
       touched.add(definition.id);
-      push(
+      ctx.push(
         violation("task-deleted", {
           task: definition.id,
           path: options.definitions,
@@ -71,8 +126,8 @@ export function evaluateBoard(
           hint: "Definitions are never deleted; restore it (a task that is no longer wanted stays in the plan).",
         }),
       );
-    } else if (!sameDefinitions && !deepEqual(after, definition) && !maintainer) {
-      push(
+    } else if (!deepEqual(after, definition) && !ctx.maintainer) {
+      ctx.push(
         violation("out-of-scope", {
           task: definition.id,
           path: options.definitions,
@@ -83,513 +138,299 @@ export function evaluateBoard(
       );
     }
   }
-  for (const definition of head.definitions.values()) {
-    if (base.definitions.has(definition.id)) continue;
-    touched.add(definition.id);
-    if (!head.ledger.tasks[definition.id]) findings.transitions.push({ task: definition.id, from: null, to: "todo" });
-    if (base.ledger.tasks[definition.id]) {
-      push(
+  for (const id of ctx.added) {
+    if (own(base.ledger.tasks, id)) {
+      ctx.push(
         violation("id-reused", {
-          task: definition.id,
+          task: id,
           path: options.definitions,
-          line: head.definitionLine(definition.id),
-          message: `${definition.id} is a new definition, but the ledger already knew that id`,
+          line: head.definitionLine(id),
+          message: `${id} is a new definition, but the ledger already knew that id`,
         }),
       );
     }
   }
-
-  const judge = new ApprovalJudge(config, pr);
-  const retired = retiredOwners(base);
-  let newEntries = 0;
-  const ids = new Set([...Object.keys(base.ledger.tasks), ...Object.keys(head.ledger.tasks)]);
-  for (const id of [...ids].sort()) {
-    const before = base.ledger.tasks[id];
-    const after = head.ledger.tasks[id];
-    if (before && !after) {
-      touched.add(id);
-      push(
-        violation("history-rewritten", {
-          task: id,
-          path: options.ledger,
-          message: `the ledger entry of ${id} was removed`,
-          hint: "Restore it; the ledger's history is append-only.",
-        }),
-      );
-      continue;
-    }
-    if (!after || deepEqual(before, after)) continue;
-    touched.add(id);
-    if (!head.definitions.has(id)) {
-      push(
-        violation("dependency-unknown", {
-          task: id,
-          path: options.ledger,
-          line: head.ledgerLine(id),
-          message: `the ledger has an entry for ${id}, which is not defined`,
-          hint: `Define ${id} in ${options.definitions} first, or fix the id.`,
-        }),
-      );
-      newEntries += Math.max(0, after.history.length - (before?.history.length ?? 0));
-      continue;
-    }
-    for (const resolver of after.blocked_by.filter((other) => !head.definitions.has(other))) {
-      push(
-        violation("dependency-unknown", {
-          task: id,
-          path: options.ledger,
-          line: head.ledgerLine(id, "blocked_by"),
-          message: `${id} is blocked by ${resolver}, which is not defined`,
-        }),
-      );
-    }
-    const fromStatus = before?.status ?? (base.definitions.has(id) ? "todo" : null);
-    if (fromStatus !== after.status) findings.transitions.push({ task: id, from: fromStatus, to: after.status });
-    const definition = head.definitions.get(id);
-    const added = judgeEntry(config, judge, base, head, pr, id, definition, before, after, retired, findings);
-    newEntries += added.count;
-    if (added.executing) executing.add(id);
-  }
-  for (const id of Object.keys(head.ledger.tasks)) {
-    const entry = head.ledger.tasks[id]!;
-    if (entry.status === "in_progress" || entry.status === "review") {
-      if (touched.has(id)) executing.add(id);
-    }
-  }
-
-  if (head.hasLedger && (newEntries > 0 || base.ledger.revision !== head.ledger.revision)) {
-    const expected = base.ledger.revision + newEntries;
-    if (head.ledger.revision !== expected) {
-      push(
-        violation("state-invalid", {
-          path: options.ledger,
-          message: `revision is ${head.ledger.revision}, but ${newEntries} change(s) after revision ${base.ledger.revision} make it ${expected}`,
-          hint: "Increase revision by one for each history entry added.",
-        }),
-      );
-    }
-  }
-
-  // One unfinished task per owner; retired owners own nothing.
-  const owned = ownedUnfinished(head);
-  const before = ownedUnfinished(base);
-  for (const [owner, tasks] of owned) {
-    if (tasks.length > 1 && tasks.length > (before.get(owner)?.length ?? 0)) {
-      push(
-        violation("owner-limit", {
-          task: tasks.find((id) => touched.has(id)) ?? tasks[0],
-          path: options.ledger,
-          message: `${owner} owns ${tasks.length} unfinished tasks (${tasks.join(", ")})`,
-        }),
-      );
-    }
-  }
-  const retiredNow = retiredOwners(head);
-  for (const [owner, tasks] of owned) {
-    const reported = findings.violations.some(
-      (item) => item.code === "agent-retired" && tasks.includes(item.task ?? ""),
-    );
-    if (retiredNow.has(owner) && tasks.some((id) => touched.has(id)) && !reported) {
-      push(
-        violation("agent-retired", {
-          task: tasks[0],
-          path: options.ledger,
-          message: `${owner} escalated a blocker and is retired, but still owns ${tasks.join(", ")}`,
-          hint: "A retired owner owns nothing; a fresh agent id takes the work on.",
-        }),
-      );
-    }
-  }
-
-  // Unblock records: a blocked task whose resolvers are all done goes back to work.
-  for (const [id, entry] of Object.entries(head.ledger.tasks)) {
-    if (entry.status !== "blocked" || entry.blocked_by.length === 0) continue;
-    if (!entry.blocked_by.some((resolver) => touched.has(resolver))) continue;
-    if (entry.blocked_by.every((resolver) => entryOf(head, resolver).status === "done")) {
-      findings.records.push({ task: id, from: "blocked", to: unblockTarget(entry), by: config.bot, kind: "unblock" });
-    }
-  }
-
-  checkFiles(config, isFramework, head, headSnapshot, pr, touched, executing, maintainer, findings);
-  return findings;
+  return touched;
 }
 
-/** Walks the new history entries of one task; returns how many there were. */
-function judgeEntry(
-  config: Config,
-  judge: ApprovalJudge,
-  base: Board,
-  head: Board,
-  pr: PrContext,
-  id: string,
-  definition: Definition | undefined,
-  beforeEntry: LedgerEntry | undefined,
-  after: LedgerEntry,
-  retiredBefore: Set<string>,
-  findings: Findings,
-): { count: number; executing: boolean } {
-  const options = config.board;
-  const push = (item: Violation) => findings.violations.push(item);
-  const where = (...path: (string | number)[]) => ({ path: options.ledger, line: head.ledgerLine(id, ...path) });
-  const before = beforeEntry;
-  const start: LedgerEntry = before ?? {
-    status: "todo",
-    owner: null,
-    external_wait: false,
-    blocked_by: [],
-    history: [],
-  };
-  if (!definition) return { count: 0, executing: false };
+/**
+ * New definitions: a maintainer's planning change, or the resolver of an escalation in this pull
+ * request. An external one starts blocked, waiting, without an owner, in the pull request that adds it.
+ */
+function checkNewDefinitions(ctx: BoardContext, outcome: LedgerOutcome): void {
+  const options = ctx.config.board;
+  for (const id of [...ctx.added].sort()) {
+    const definition = ctx.head.definitions.get(id)!;
+    if (!own(ctx.head.ledger.tasks, id)) ctx.findings.transitions.push({ task: id, from: null, to: "todo" });
+    if (!ctx.maintainer && !outcome.resolvers.has(id)) {
+      ctx.push(
+        violation("out-of-scope", {
+          task: id,
+          path: options.definitions,
+          line: ctx.head.definitionLine(id),
+          message: `${id} is a new definition, but it is not the resolver of an escalation in this pull request`,
+          hint: "New tasks are planned by a maintainer, or added as the resolver of an escalation.",
+        }),
+      );
+    }
+    const entry = entryOf(ctx.head, id);
+    if (definition.external && !(entry.status === "blocked" && entry.external_wait && !entry.owner)) {
+      ctx.push(
+        violation("illegal-transition", {
+          task: id,
+          path: options.ledger,
+          line: ctx.head.ledgerLine(id),
+          message: `${id} is an external resolver, but its ledger entry is ${entry.status}${entry.external_wait ? "" : " without external_wait"}${entry.owner ? ` owned by ${entry.owner}` : ""}`,
+          hint: `Add its entry in the same pull request: {"status": "blocked", "owner": null, "external_wait": true}; the coordinator releases it.`,
+        }),
+      );
+    }
+  }
+}
 
-  const prefix = start.history;
-  const rewritten = prefix.findIndex((item, index) => !deepEqual(after.history[index], item));
-  if (rewritten >= 0) {
-    push(
+function checkLedgerEntry(ctx: BoardContext, id: string, outcome: LedgerOutcome): void {
+  const { base, head, config } = ctx;
+  const options = config.board;
+  const before = own(base.ledger.tasks, id);
+  const after = own(head.ledger.tasks, id);
+  if (before && !after) {
+    outcome.touched.add(id);
+    ctx.push(
       violation("history-rewritten", {
         task: id,
-        ...where("history", Math.min(rewritten, after.history.length - 1)),
+        path: options.ledger,
+        message: `the ledger entry of ${id} was removed`,
+        hint: "Restore it; the ledger's history is append-only.",
+      }),
+    );
+    return;
+  }
+  if (!after || deepEqual(before, after)) return;
+  outcome.touched.add(id);
+  const definition = head.definitions.get(id);
+  if (!definition) {
+    ctx.push(
+      violation("dependency-unknown", {
+        task: id,
+        path: options.ledger,
+        line: head.ledgerLine(id),
+        message: `the ledger has an entry for ${id}, which is not defined`,
+        hint: `Define ${id} in ${options.definitions} first, or fix the id.`,
+      }),
+    );
+    outcome.newEntries += Math.max(0, after.history.length - (before?.history.length ?? 0));
+    return;
+  }
+  for (const resolver of after.blocked_by.filter((other) => !head.definitions.has(other))) {
+    ctx.push(
+      violation("dependency-unknown", {
+        task: id,
+        path: options.ledger,
+        line: head.ledgerLine(id, "blocked_by"),
+        message: `${id} is blocked by ${resolver}, which is not defined`,
+      }),
+    );
+  }
+  const fromStatus = before?.status ?? "todo";
+  if (fromStatus !== after.status) ctx.findings.transitions.push({ task: id, from: fromStatus, to: after.status });
+  const count = ctx.findings.violations.length;
+  const added = judgeEntry(ctx, id, definition, before ?? implicitEntry(), after, outcome);
+  outcome.newEntries += added;
+  const legal = ctx.findings.violations.length === count;
+  if (legal && (after.status === "in_progress" || after.status === "review") && after.owner) {
+    if (ownedBy(after.owner, ctx.pr.author)) outcome.executing.add(id);
+  }
+}
+
+/** Judges the new history entries of one task, then the entry they lead to; returns how many there were. */
+function judgeEntry(
+  ctx: BoardContext,
+  id: string,
+  definition: Definition,
+  start: LedgerEntry,
+  after: LedgerEntry,
+  outcome: LedgerOutcome,
+): number {
+  const { head, config } = ctx;
+  const options = config.board;
+  const where =
+    (...path: (string | number)[]): Where =>
+    () => ({ path: options.ledger, line: head.ledgerLine(id, ...path) });
+  const rewritten = firstRewrite(start.history, after.history, deepEqual);
+  if (rewritten >= 0) {
+    ctx.push(
+      violation("history-rewritten", {
+        task: id,
+        ...where("history", Math.min(rewritten, Math.max(0, after.history.length - 1)))(),
         message: `history entry ${rewritten + 1} of ${id} was changed or removed`,
         hint: "Restore it exactly; history is append-only.",
       }),
     );
-    return { count: 0, executing: false };
+    return 0;
   }
-  const added = after.history.slice(prefix.length);
-  // A new external resolver is created blocked, waiting, without an owner.
-  if (!before && definition.external && added.length === 0) {
-    if (after.status !== "blocked" || !after.external_wait || after.owner) {
-      push(
-        violation("illegal-transition", {
-          task: id,
-          ...where(),
-          message: `${id} is an external resolver: it starts blocked, external_wait true, without an owner`,
-        }),
-      );
-    }
-    return { count: 0, executing: false };
-  }
-  if (added.length === 0) {
-    if (after.status !== start.status || after.owner !== start.owner) {
-      push(
-        violation("illegal-transition", {
-          task: id,
-          ...where("status"),
-          message: `${id} changed from ${start.status}${start.owner ? ` (${start.owner})` : ""} to ${after.status}${after.owner ? ` (${after.owner})` : ""} without a history entry`,
-          hint: "Record each change of status or owner as a history entry.",
-        }),
-      );
-    }
-    if (after.status === "review") gateReview(config, judge, head, id, definition, after, findings);
-    return { count: 0, executing: false };
-  }
-
-  const retired = new Set(retiredBefore);
-  const rejectedOwners = new Set(
-    start.history.filter((item) => item.action === "reject").map((item) => ownerBefore(start.history, item)),
-  );
-  let status: Status = start.status;
-  let owner: string | null = start.owner;
-  let executing = false;
+  const added = after.history.slice(start.history.length);
+  const subject = subjectFor(config, head, definition, id, ctx.writes, ctx.retired);
+  const used = new Set<string>();
+  const rejected = rejectedOwners(start);
+  let entry = start;
   let rejectedAt = -1;
   let approvedAt = -1;
-  const subject = subjectFor(head, definition, id);
-  const historyIndex = (index: number) => prefix.length + index;
-
-  const handoffProblems = (item: HistoryEntry, atOf: () => { path: string; line?: number | undefined }) =>
-    checkReferencedFile(
-      head.snapshot,
-      id,
-      "handoff",
-      item.handoff ?? handoffPath(options, id),
-      options.handoffs_dir,
-      atOf,
-    );
-
   added.forEach((item, index) => {
-    const at = where("history", historyIndex(index));
-    const atOf = () => at;
-    const edge = edgeFor(item.from, item.to, item.action);
-    if (item.from !== status || !edge) {
-      push(
+    const at = where("history", start.history.length + index);
+    if (item.from !== entry.status || !edgeFor(item.from, item.to, item.action)) {
+      ctx.push(
         violation("illegal-transition", {
           task: id,
-          ...at,
-          message: !edge
+          ...at(),
+          message: !edgeFor(item.from, item.to, item.action)
             ? `${id}: "${item.action}" cannot move ${item.from} → ${item.to}`
-            : `${id}: "${item.action}" starts from ${item.from}, but the task was ${status}`,
+            : `${id}: "${item.action}" starts from ${item.from}, but the task was ${entry.status}`,
           hint: "claim todo→in_progress, submit in_progress→review, escalate in_progress→blocked; review outcomes and unblocks are recorded by taskgate.",
         }),
       );
-      status = item.to;
+      entry = applyHistory(entry, item);
       return;
     }
-    switch (item.action) {
-      case "claim": {
-        executing = true;
-        if (retired.has(item.by)) {
-          push(
-            violation("agent-retired", {
-              task: id,
-              ...at,
-              message: `${item.by} escalated a blocker earlier and is retired`,
-            }),
-          );
-        } else if (lower(loginOf(item.by)) !== lower(pr.author)) {
-          push(
-            violation("owner-mismatch", {
-              task: id,
-              ...at,
-              message: `${id} is claimed for ${item.by}, but the pull request is by ${pr.author}`,
-              hint: `Claim as ${pr.author} or ${pr.author}/<agent-id>.`,
-            }),
-          );
-        } else if (rejectedOwners.has(item.by)) {
-          push(
-            violation("owner-mismatch", {
-              task: id,
-              ...at,
-              message: `${item.by}'s submission of ${id} was rejected; a new executor continues`,
-              hint: `Claim with a fresh agent id (${loginOf(item.by)}/<new-agent-id>).`,
-            }),
-          );
-        }
-        const unmet = definition.depends_on.filter((dependency) => entryOf(head, dependency).status !== "done");
-        if (unmet.length > 0) {
-          push(
-            violation("dependency-unmet", {
-              task: id,
-              ...at,
-              message: `${id} was claimed while ${unmet.join(", ")} ${unmet.length > 1 ? "are" : "is"} not done`,
-            }),
-          );
-        }
-        owner = item.by;
-        break;
-      }
-      case "reassign": {
-        executing = true;
-        if (!principalMatcher(config.maintainers, config, pr)(pr.author)) {
-          push(
-            violation("owner-mismatch", {
-              task: id,
-              ...at,
-              message: `${id} was reassigned by ${pr.author}, who is not a maintainer`,
-              hint: "Only maintainers reassign an in-progress task, as an agreed recovery.",
-            }),
-          );
-        }
-        if (retired.has(item.by)) {
-          push(
-            violation("agent-retired", {
-              task: id,
-              ...at,
-              message: `${item.by} is retired and cannot take ${id} back`,
-            }),
-          );
-        }
-        owner = item.by;
-        break;
-      }
-      case "submit": {
-        executing = true;
-        if (owner && item.by !== owner) {
-          push(
-            violation("owner-mismatch", {
-              task: id,
-              ...at,
-              message: `${id} is owned by ${owner} but submitted by ${item.by}`,
-            }),
-          );
-        }
-        if (retired.has(item.by)) {
-          push(violation("agent-retired", { task: id, ...at, message: `${item.by} is retired and cannot submit` }));
-        }
-        findings.violations.push(
-          ...checkReferencedFile(head.snapshot, id, "evidence", item.evidence, options.evidence_dir, atOf),
-          ...handoffProblems(item, atOf),
-        );
-        break;
-      }
-      case "approve":
-      case "reject": {
-        const state = item.action === "approve" ? "APPROVED" : "CHANGES_REQUESTED";
-        const policy = rolePolicy(config, "review", definition.reviewer_role);
-        const verdict = judge.backing("review", item.by, subject, state, policy);
-        if (!verdict?.ok) {
-          push(
-            violation(unbackedCode(verdict), {
-              task: id,
-              ...at,
-              message: verdict?.detail
-                ? `${item.action} of ${id} by ${item.by} does not count: ${verdict.detail}`
-                : `${item.action} of ${id} names ${item.by}, but ${item.by} gave no such review on this pull request`,
-              hint: "Review outcomes are recorded by taskgate from an eligible review; remove this entry.",
-            }),
-          );
-        }
-        if (item.action === "reject") {
-          rejectedOwners.add(owner ?? "");
-          rejectedAt = index;
-          owner = null;
-        } else approvedAt = index;
-        break;
-      }
-      case "escalate": {
-        const reporter = owner ?? item.by;
-        retired.add(item.by);
-        if (reporter !== item.by) retired.add(reporter);
-        findings.violations.push(
-          ...checkReferencedFile(
-            head.snapshot,
-            id,
-            "issue report",
-            issuePath(options, id, reporter),
-            options.issues_dir,
-            atOf,
-          ),
-          ...handoffProblems(item, atOf),
-        );
-        const resolvers = after.blocked_by;
-        const fresh = resolvers.filter((resolver) => head.definitions.has(resolver) && !base.definitions.has(resolver));
-        if (fresh.length === 0) {
-          push(
-            violation("blocked-without-resolver", {
-              task: id,
-              ...where("blocked_by"),
-              message:
-                resolvers.length === 0
-                  ? `${id} was escalated but blocked_by names no resolver`
-                  : `${id} is blocked by ${resolvers.join(", ")}, but none is a new task of this pull request`,
-            }),
-          );
-        }
-        for (const resolver of fresh) {
-          if (dependsOn(head, resolver, id)) {
-            push(
-              violation("dependency-cycle", {
-                task: resolver,
-                path: options.definitions,
-                line: head.definitionLine(resolver),
-                message: `resolver ${resolver} depends on the task it unblocks, ${id}`,
-                hint: "A resolver depends only on prerequisites that are available, never on its blocked parent.",
-              }),
-            );
-          }
-        }
-        owner = null;
-        break;
-      }
-      case "unblock": {
-        const open = after.blocked_by.filter((resolver) => entryOf(head, resolver).status !== "done");
-        if (open.length > 0 || after.blocked_by.length === 0) {
-          push(
-            violation("unblock-unresolved", {
-              task: id,
-              ...at,
-              message:
-                open.length > 0
-                  ? `${id} was unblocked while ${open.join(", ")} ${open.length > 1 ? "are" : "is"} not done`
-                  : `${id} was unblocked, but blocked_by names no resolver`,
-            }),
-          );
-        }
-        break;
-      }
-      case "release": {
-        if (!definition.external) {
-          push(
-            violation("illegal-transition", {
-              task: id,
-              ...at,
-              message: `${id} is not an external resolver; only external resolvers are released`,
-            }),
-          );
-          break;
-        }
-        const policy = rolePolicy(config, "release", options.coordinator_role);
-        const backed = judge.backing("release", item.by, subject, "APPROVED", policy);
-        if (!backed?.ok) {
-          const judgement = judge.judgeGate("release", subject, policy);
-          gateOutcome(
-            judgement,
-            {
-              task: id,
-              from: "blocked",
-              to: "todo",
-              path: options.ledger,
-              line: head.ledgerLine(id),
-              waiting: `the release of ${id} waits for approval`,
-            },
-            findings,
-          );
-        }
-        break;
-      }
-    }
-    status = item.to;
+    const action: ActionContext = {
+      config,
+      pr: ctx.pr,
+      judge: ctx.judge,
+      base: ctx.base,
+      head,
+      id,
+      definition,
+      after,
+      item,
+      entry,
+      at,
+      subject,
+      writes: ctx.writes,
+      maintainer: ctx.maintainer,
+      added: ctx.added,
+      retired: ctx.retired,
+      rejected,
+      used,
+      push: ctx.push,
+      findings: ctx.findings,
+    };
+    entry = ACTION_RULES[item.action](action);
+    if (item.action === "escalate") for (const resolver of entry.blocked_by) outcome.resolvers.add(resolver);
+    if (item.action === "reject") rejectedAt = index;
+    if (item.action === "approve") approvedAt = index;
   });
-
-  if (status !== after.status) {
-    push(
-      violation("illegal-transition", {
-        task: id,
-        ...where("status"),
-        message: `${id}'s status is ${after.status}, but its history ends at ${status}`,
-      }),
-    );
-  }
-  const expectedOwner = after.status === "in_progress" || after.status === "review" ? owner : null;
-  if ((after.owner ?? null) !== expectedOwner && status === after.status) {
-    push(
-      violation("owner-mismatch", {
-        task: id,
-        ...where("owner"),
-        message: `${id}'s owner is ${after.owner ?? "nobody"}, but its history makes it ${expectedOwner ?? "nobody"}`,
-        hint:
-          after.status === "todo" || after.status === "blocked"
-            ? "A task that is todo or blocked has no owner."
-            : "The owner is whoever claimed the task.",
-      }),
-    );
-  }
+  // An entry created without history is an external resolver waiting for release (its shape is
+  // judged with the new definitions); any other entry is what its history makes it.
+  const externalStart =
+    added.length === 0 && !own(ctx.base.ledger.tasks, id) && ctx.added.has(id) && definition.external;
+  if (!externalStart) compareEntry(ctx, id, start, entry, after, where);
   if (rejectedAt >= 0 && approvedAt < rejectedAt) {
     const reject = added[rejectedAt]!;
-    push(
+    ctx.push(
       violation("review-rejected", {
         task: id,
-        ...where("history", historyIndex(rejectedAt)),
+        ...where("history", start.history.length + rejectedAt)(),
         message: `${reject.by} rejected ${id}${reject.note ? `: ${oneLine(reject.note)}` : ""}`,
       }),
     );
   }
-  if (after.status === "review") gateReview(config, judge, head, id, definition, after, findings);
-  return { count: added.length, executing };
+  if (after.status === "review") {
+    for (const key of used) (subject.used as Set<string>).add(key);
+    gateReview(ctx, id, definition, subject);
+  }
+  return added.length;
+}
+
+/** Owner keys whose submission of a task was rejected in its history. */
+function rejectedOwners(entry: LedgerEntry): Set<string> {
+  const rejected = new Set<string>();
+  let owner: string | null = null;
+  for (const item of entry.history) {
+    if (item.action === "reject" && owner) rejected.add(ownerKey(owner));
+    owner = applyHistory({ ...implicitEntry(), owner }, item).owner;
+  }
+  return rejected;
+}
+
+/**
+ * The entry the pull request wrote against the one its history leads to: status, owner and every
+ * other key (`blocked_by`, `external_wait`, keys taskgate does not know) change only by history.
+ */
+function compareEntry(
+  ctx: BoardContext,
+  id: string,
+  start: LedgerEntry,
+  expected: LedgerEntry,
+  after: LedgerEntry,
+  where: (...path: (string | number)[]) => Where,
+): void {
+  const keys = new Set([...Object.keys(expected), ...Object.keys(after)]);
+  keys.delete("history");
+  for (const key of [...keys].sort()) {
+    const want = (expected as Record<string, unknown>)[key];
+    const got = (after as Record<string, unknown>)[key];
+    if (
+      key === "owner"
+        ? (want ?? null) === (got ?? null) || sameOwner(want as string, got as string)
+        : deepEqual(want, got)
+    ) {
+      continue;
+    }
+    if (key === "status") {
+      ctx.push(
+        violation("illegal-transition", {
+          task: id,
+          ...where("status")(),
+          message: `${id}'s status is ${after.status}, but its history makes it ${expected.status}`,
+          hint: "Record each change of status as a history entry.",
+        }),
+      );
+    } else if (key === "owner") {
+      ctx.push(
+        violation("owner-mismatch", {
+          task: id,
+          ...where("owner")(),
+          message: `${id}'s owner is ${after.owner ?? "nobody"}, but its history makes it ${expected.owner ?? "nobody"}`,
+          hint:
+            after.status === "todo" || after.status === "blocked" || after.status === "done"
+              ? `A task that is ${after.status} has no owner.`
+              : "The owner is whoever claimed the task.",
+        }),
+      );
+    } else if (start.owner && !ownedBy(start.owner, ctx.pr.author)) {
+      ctx.push(
+        violation("owner-mismatch", {
+          task: id,
+          ...where(key)(),
+          message: `${id}'s entry belongs to ${start.owner}; this pull request by ${ctx.pr.author} changed its ${key}`,
+          hint: "A pull request changes only its own tasks, and only through history entries.",
+        }),
+      );
+    } else {
+      ctx.push(
+        violation("illegal-transition", {
+          task: id,
+          ...where(key)(),
+          message: `${id}'s ${key} changed without a history entry that allows it`,
+          hint:
+            key === "blocked_by"
+              ? "Only an escalation adds a resolver, and only taskgate's unblock removes one."
+              : "Ledger entries change only through history entries (claim, submit, escalate, ...).",
+        }),
+      );
+    }
+  }
 }
 
 /** A task in review: approve or reject from the reviews, or wait. */
-function gateReview(
-  config: Config,
-  judge: ApprovalJudge,
-  head: Board,
-  id: string,
-  definition: Definition,
-  entry: LedgerEntry,
-  findings: Findings,
-): void {
-  const policy = rolePolicy(config, "review", definition.reviewer_role);
-  const judgement = judge.judgeGate("review", subjectFor(head, definition, id), policy);
-  const recorded = new Set(
-    entry.history
-      .filter((item) => item.action === "approve" || item.action === "reject")
-      .map((item) => `${lower(item.by)}\u0000${item.at}`),
-  );
-  const rejection = judgement.rejections.filter(
-    (verdict) => !recorded.has(`${lower(verdict.login)}\u0000${verdict.review.submitted_at ?? ""}`),
-  );
-  const latest = rejection.at(-1);
+function gateReview(ctx: BoardContext, id: string, definition: Definition, subject: ApprovalSubject): void {
+  const { config, head } = ctx;
+  const reviewerRole = unknownRoles(config, head, definition).filter((item) => item.message.includes("reviewer_role"));
+  ctx.findings.violations.push(...reviewerRole);
+  const judgement = ctx.judge.judgeGate("review", subject, rolePolicy(config, "review", definition.reviewer_role));
+  const latest = judgement.rejections.at(-1);
   if (latest) {
     const reason = latest.review.body?.trim() || "changes requested";
-    findings.records.push({
+    ctx.findings.records.push({
       task: id,
       from: "review",
       to: "todo",
@@ -598,7 +439,7 @@ function gateReview(
       reason,
       ...(latest.review.submitted_at ? { at: latest.review.submitted_at } : {}),
     });
-    findings.violations.push(
+    ctx.push(
       violation("review-rejected", {
         task: id,
         path: config.board.ledger,
@@ -618,119 +459,130 @@ function gateReview(
       line: head.ledgerLine(id),
       waiting: `${id} waits for a review`,
     },
-    findings,
+    ctx.findings,
   );
 }
 
-function dependsOn(board: Board, from: string, target: string): boolean {
-  const seen = new Set<string>();
-  const stack = [from];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    for (const dependency of board.definitions.get(id)?.depends_on ?? []) {
-      if (dependency === target) return true;
-      if (!seen.has(dependency)) {
-        seen.add(dependency);
-        stack.push(dependency);
-      }
-    }
-  }
-  return false;
+/** The revision rises by exactly one per history entry added. */
+function checkRevision(ctx: BoardContext, newEntries: number): void {
+  const { base, head } = ctx;
+  if (!head.hasLedger || (newEntries === 0 && base.ledger.revision === head.ledger.revision)) return;
+  const expected = base.ledger.revision + newEntries;
+  if (head.ledger.revision === expected) return;
+  ctx.push(
+    violation("state-invalid", {
+      path: ctx.config.board.ledger,
+      message: `revision is ${head.ledger.revision}, but ${newEntries} change(s) after revision ${base.ledger.revision} make it ${expected}`,
+      hint: "Increase revision by one for each history entry added.",
+    }),
+  );
 }
 
-function ownerBefore(history: readonly HistoryEntry[], item: HistoryEntry): string {
-  let owner = "";
-  for (const entry of history) {
-    if (entry === item) break;
-    if (entry.action === "claim" || entry.action === "reassign") owner = entry.by;
+/** One unfinished task per owner; retired owners own nothing. */
+function checkOwners(ctx: BoardContext, touched: ReadonlySet<string>): void {
+  const options = ctx.config.board;
+  const owned = ownedUnfinished(ctx.head);
+  const before = ownedUnfinished(ctx.base);
+  for (const [key, { owner, tasks }] of owned) {
+    if (tasks.length > 1 && tasks.length > (before.get(key)?.tasks.length ?? 0)) {
+      ctx.push(
+        violation("owner-limit", {
+          task: tasks.find((id) => touched.has(id)) ?? tasks[0],
+          path: options.ledger,
+          message: `${owner} owns ${tasks.length} unfinished tasks (${tasks.join(", ")})`,
+        }),
+      );
+    }
   }
-  return owner;
+  const retired = retiredOwners(ctx.head);
+  const reported = new Set(
+    ctx.findings.violations.filter((item) => item.code === "agent-retired").map((item) => item.task),
+  );
+  for (const [key, { owner, tasks }] of owned) {
+    if (!retired.has(key) || !tasks.some((id) => touched.has(id)) || tasks.some((id) => reported.has(id))) continue;
+    ctx.push(
+      violation("agent-retired", {
+        task: tasks[0],
+        path: options.ledger,
+        message: `${owner} escalated a blocker and is retired, but still owns ${tasks.join(", ")}`,
+        hint: "A retired owner owns nothing; a fresh agent id takes the work on.",
+      }),
+    );
+  }
+}
+
+/** A blocked task whose resolvers are all done goes back to work: the bot records it. */
+function recordUnblocks(ctx: BoardContext, touched: ReadonlySet<string>): void {
+  for (const [id, entry] of Object.entries(ctx.head.ledger.tasks)) {
+    if (entry.status !== "blocked" || entry.blocked_by.length === 0) continue;
+    if (!entry.blocked_by.some((resolver) => touched.has(resolver))) continue;
+    if (entry.blocked_by.every((resolver) => entryOf(ctx.head, resolver).status === "done")) {
+      ctx.findings.records.push({
+        task: id,
+        from: "blocked",
+        to: unblockTarget(entry),
+        by: ctx.config.bot,
+        kind: "unblock",
+      });
+    }
+  }
+}
+
+/**
+ * Changed files: inside the paths of the tasks the author legally works on, or the board's own
+ * files of a touched task; never framework files; rendered status files are derived and in scope.
+ */
+function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOutcome): void {
+  const { config, pr, head } = ctx;
+  const options = config.board;
+  const stateDirs = [options.evidence_dir, options.handoffs_dir, options.issues_dir];
+  const paths = classifyPaths(config, pr.files, (path) => path === options.ledger || path === options.definitions);
+  const matchers = [...outcome.executing].map((id) => ({
+    id,
+    match: globMatcher(head.definitions.get(id)?.paths ?? []),
+  }));
+  const problems: Violation[] = [...frameworkViolations(paths.framework)];
+  for (const path of paths.project) {
+    if (stateDirs.some((dir) => path.startsWith(`${dir}/`))) {
+      const entry = headSnapshot.files.get(path);
+      if (entry) ctx.findings.violations.push(...secretProblems(entry));
+      if (![...outcome.touched].some((id) => isTaskMetadata(options, id, path))) {
+        problems.push(
+          violation("out-of-scope", {
+            path,
+            message: `${path} belongs to no task this pull request works on`,
+            hint: "Evidence, handoffs and issue reports are named after their task; change them with that task.",
+          }),
+        );
+      }
+      continue;
+    }
+    if (matchers.some(({ match }) => match(path))) continue;
+    const working = matchers.map(({ id }) => id);
+    problems.push(
+      violation("out-of-scope", {
+        path,
+        message:
+          working.length > 0
+            ? `${path} is outside the paths of ${working.join(", ")}`
+            : `${path} is a project file, but this pull request works on no task of its author's in progress`,
+        hint: "A shared file outside the task's paths is a separate task, not part of this one.",
+      }),
+    );
+  }
+  if (outcome.touched.size > 0) {
+    ctx.findings.violations.push(...problems);
+    return;
+  }
+  const missing = taskMissing(config, pr, paths, {
+    what: `works on no task of ${options.ledger}`,
+    fix: "claim a task in the ledger",
+    projectNeeds: "a claimed task",
+  });
+  if (missing) ctx.findings.violations.push(missing);
 }
 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-}
-
-/** Changed files: inside the touched tasks' paths and their own metadata, never framework files. */
-function checkFiles(
-  config: Config,
-  isFramework: (path: string) => boolean,
-  head: Board,
-  headSnapshot: Snapshot,
-  pr: PrContext,
-  touched: Set<string>,
-  executing: Set<string>,
-  maintainer: boolean,
-  findings: Findings,
-): void {
-  const options = config.board;
-  const renderPrefix = `${config.render.path.replace(/\/+$/, "")}/`;
-  const matchers = [...executing].map((id) => ({ id, match: globMatcher(head.definitions.get(id)?.paths ?? []) }));
-  const problems: Violation[] = [];
-  let framework = 0;
-  let project = 0;
-  for (const file of pr.files) {
-    for (const path of new Set([file.path, file.previousPath])) {
-      if (path === undefined || path === options.ledger || path === options.definitions) continue;
-      if (path.startsWith(renderPrefix)) continue;
-      const stateDir = [options.evidence_dir, options.handoffs_dir, options.issues_dir].find((dir) =>
-        path.startsWith(`${dir}/`),
-      );
-      if (stateDir) {
-        const entry = headSnapshot.files.get(path);
-        if (entry) findings.violations.push(...secretProblems(entry));
-        if (![...touched].some((id) => isTaskMetadata(options, id, path))) {
-          problems.push(
-            violation("out-of-scope", {
-              path,
-              message: `${path} belongs to no task this pull request works on`,
-              hint: "Handoffs and issue reports are named after their task; change them with that task.",
-            }),
-          );
-        }
-        continue;
-      }
-      if (isFramework(path)) {
-        framework++;
-        problems.push(
-          violation("out-of-scope", {
-            path,
-            message: `${path} is a framework file; a task's pull request may not change it`,
-            hint: "Maintainers change framework files in a pull request that touches no task.",
-          }),
-        );
-        continue;
-      }
-      project++;
-      if (!matchers.some(({ match }) => match(path))) {
-        const working = matchers.map(({ id }) => id);
-        problems.push(
-          violation("out-of-scope", {
-            path,
-            message:
-              working.length > 0
-                ? `${path} is outside the paths of ${working.join(", ")}`
-                : `${path} is a project file, but this pull request works on no task in progress`,
-            hint: "A shared file outside the task's paths is a separate task, not part of this one.",
-          }),
-        );
-      }
-    }
-  }
-  if (touched.size > 0) {
-    findings.violations.push(...problems);
-    return;
-  }
-  if (pr.files.length === 0) return;
-  if (maintainer && project === 0) return;
-  if (!config.require_task && (maintainer || framework === 0)) return;
-  findings.violations.push(
-    violation("task-missing", {
-      message: `this pull request changes ${pr.files.length} file(s) but works on no task of ${options.ledger}`,
-      hint: maintainer
-        ? "Maintainers may change framework files without a task; project files need a claimed task."
-        : "Claim a task in the ledger in this pull request, or ask a maintainer to make framework changes.",
-    }),
-  );
 }

@@ -51,7 +51,13 @@ export const LedgerEntrySchema = z.looseObject({
   status: z.enum(STATUSES),
   owner: z.string().min(1).nullable().default(null),
   external_wait: z.boolean().default(false),
-  blocked_by: z.array(TaskIdSchema).default([]),
+  blocked_by: z
+    .preprocess(
+      // A ledger written by hand may say `null` or name one resolver as a string.
+      (value) => (value === null ? [] : typeof value === "string" ? [value] : value),
+      z.array(TaskIdSchema).default([]),
+    )
+    .describe("The resolver tasks this task waits for (a list; null and a single id are read as [] and [id])."),
   history: z.array(HistoryEntrySchema).default([]),
 });
 

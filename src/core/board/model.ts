@@ -6,17 +6,18 @@
 import { CONFIG_PATH, type Config } from "../config.js";
 import type { WorkflowModel } from "../model.js";
 import { deepEqual } from "../json.js";
-import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "../paths.js";
+import { own } from "../objects.js";
+import { isSuspiciousPath, renderRootOf } from "../paths.js";
 import { renderBoard } from "../render/board.js";
 import type { SnapshotScope } from "../port.js";
 import { handoffPath, issuePath, readBoard } from "./board.js";
 import { auditBoard } from "./audit.js";
 import { evaluateBoard } from "./changes.js";
 import { explainTask } from "./explain.js";
+import { writeBoardRecords } from "./records.js";
 
 export function createBoardModel(config: Config): WorkflowModel {
   const options = config.board;
-  const isFramework = frameworkMatcher(config);
   const stateDirs = [options.evidence_dir, options.handoffs_dir, options.issues_dir];
   const inStateDirs = (path: string) => stateDirs.some((dir) => path.startsWith(`${dir}/`));
 
@@ -37,7 +38,7 @@ export function createBoardModel(config: Config): WorkflowModel {
       const board = readBoard(head, options, base);
       const wanted = new Set<string>();
       for (const [id, entry] of Object.entries(board.ledger.tasks)) {
-        if (deepEqual(before.ledger.tasks[id], entry)) continue;
+        if (deepEqual(own(before.ledger.tasks, id), entry)) continue;
         for (const item of entry.history) {
           for (const path of [item.evidence, item.handoff]) if (path && !isSuspiciousPath(path)) wanted.add(path);
           if (item.action === "escalate") wanted.add(issuePath(options, id, item.by));
@@ -60,7 +61,11 @@ export function createBoardModel(config: Config): WorkflowModel {
     },
 
     evaluate(base, head, pr) {
-      return evaluateBoard(config, isFramework, base, head, pr);
+      return evaluateBoard(config, base, head, pr);
+    },
+
+    writeRecords(snapshot, records, { now = new Date().toISOString() } = {}) {
+      return writeBoardRecords(config, snapshot, records, now);
     },
 
     audit(snapshot) {

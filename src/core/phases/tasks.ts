@@ -15,6 +15,13 @@ export function isValidTaskId(id: string): boolean {
   return TASK_ID.test(id) && !id.includes("..");
 }
 
+export function invalidId(dir: string, id: string): Violation {
+  return violation("task-invalid-id", {
+    path: dir,
+    message: `"${truncate(id)}" is not a valid task id`,
+  });
+}
+
 export interface ApprovalLine {
   readonly line: number;
   readonly phase: string;

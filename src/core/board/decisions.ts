@@ -1,0 +1,90 @@
+/**
+ * Recorded decisions of a board: which history entries the bot's own commits added in a pull
+ * request, and whether a task's ledger entry at one commit is the entry at another plus only what
+ * the bot recorded.
+ */
+import { isBotCommit, type ApprovalJudge } from "../approval.js";
+import type { Config } from "../config.js";
+import { deepEqual } from "../json.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot } from "../types.js";
+import { entryOf, readBoard, type Board } from "./board.js";
+import type { HistoryEntry } from "./formats.js";
+import { applyHistory } from "./records.js";
+
+/** Task id → the history entries bot commits added to it, each with the commits that added it. */
+export type BoardWrites = Map<string, { item: HistoryEntry; commits: PrCommit[] }[]>;
+
+const boards = new WeakMap<Snapshot, Board>();
+
+/** The board of a view (read once per snapshot). */
+export function boardIn(config: Config, snapshot: Snapshot): Board {
+  let board = boards.get(snapshot);
+  if (!board) boards.set(snapshot, (board = readBoard(snapshot, config.board)));
+  return board;
+}
+
+/**
+ * History entries each bot commit of the pull request added: present after it and not at the same
+ * place in any of its parents. Commits the adapter could not read (or whose parents it could not
+ * read) add nothing.
+ */
+export function boardBotWrites(config: Config, pr: PrContext, judge: ApprovalJudge): BoardWrites {
+  const out: BoardWrites = new Map();
+  for (const commit of pr.commits) {
+    if (!isBotCommit(commit, config)) continue;
+    const view = judge.view(commit.sha);
+    const parents = (commit.parents ?? []).map((sha) => judge.view(sha));
+    if (!view || parents.length === 0 || parents.some((parent) => parent === undefined)) continue;
+    const after = boardIn(config, view.snapshot);
+    const before = parents.map((parent) => boardIn(config, parent!.snapshot));
+    if (after.problems.length > 0 || before.some((board) => board.problems.length > 0)) continue;
+    for (const [id, entry] of Object.entries(after.ledger.tasks)) {
+      const previous = before.map((board) => entryOf(board, id).history);
+      entry.history.forEach((item, index) => {
+        if (previous.some((history) => deepEqual(history[index], item))) return;
+        const list = out.get(id) ?? [];
+        const known = list.find((write) => deepEqual(write.item, item));
+        if (known) known.commits.push(commit);
+        else list.push({ item, commits: [commit] });
+        out.set(id, list);
+      });
+    }
+  }
+  return out;
+}
+
+/** The bot commits that added exactly this history entry to a task. */
+export function addedBy(writes: BoardWrites, id: string, item: HistoryEntry): PrCommit[] {
+  return writes.get(id)?.find((write) => deepEqual(write.item, item))?.commits ?? [];
+}
+
+/**
+ * Is the task's entry at `to` its entry at `from` plus history entries the bot added (replayed with
+ * the writer's own rules)? Anything else in the entry changed.
+ */
+export function entryExplained(
+  config: Config,
+  id: string,
+  writes: BoardWrites,
+  from: RevisionView,
+  to: RevisionView,
+): boolean {
+  const before = boardIn(config, from.snapshot);
+  const after = boardIn(config, to.snapshot);
+  if (before.problems.length > 0 || after.problems.length > 0) return false;
+  const start = entryOf(before, id);
+  const end = entryOf(after, id);
+  if (deepEqual(start, end)) return true;
+  if (end.history.length < start.history.length) return false;
+  let entry = start;
+  for (let index = 0; index < end.history.length; index++) {
+    const item = end.history[index]!;
+    if (index < start.history.length) {
+      if (!deepEqual(start.history[index], item)) return false;
+      continue;
+    }
+    if (addedBy(writes, id, item).length === 0) return false;
+    entry = applyHistory(entry, item);
+  }
+  return deepEqual(entry, end);
+}

@@ -1,0 +1,103 @@
+/**
+ * The one writer of board history, beside its reader (formats.ts): how each history entry changes a
+ * ledger entry, and the entries the bot commits for its records (approve, reject, unblock). The
+ * rules replay history with the same function, so what the bot writes is what the check expects.
+ */
+import type { Config } from "../config.js";
+import type { BotRecord, Snapshot } from "../types.js";
+import type { HistoryEntry, LedgerEntry } from "./formats.js";
+
+/**
+ * A ledger entry after one history entry. `resolvers` are the tasks an escalation adds to
+ * `blocked_by` (the entry itself does not name them).
+ */
+export function applyHistory<E extends LedgerEntry>(
+  entry: E,
+  item: HistoryEntry,
+  resolvers: readonly string[] = [],
+): E {
+  const history = [...entry.history, item];
+  switch (item.action) {
+    case "claim":
+      return { ...entry, status: item.to, owner: item.by, history };
+    case "reassign":
+      return { ...entry, status: item.to, owner: item.by, history };
+    case "submit":
+      return { ...entry, status: item.to, history };
+    case "escalate":
+      return { ...entry, status: item.to, owner: null, blocked_by: [...entry.blocked_by, ...resolvers], history };
+    case "unblock":
+      return { ...entry, status: item.to, owner: null, blocked_by: [], history };
+    case "release":
+      return { ...entry, status: item.to, owner: null, external_wait: false, history };
+    case "approve":
+    case "reject":
+      return { ...entry, status: item.to, owner: null, history };
+  }
+}
+
+/** The history entry the bot writes for a record. */
+export function historyEntryOf(record: BotRecord, now: string): HistoryEntry {
+  const at = record.at ?? now;
+  const base = { at, by: record.by, action: record.kind, from: record.from, to: record.to } as HistoryEntry;
+  if (record.kind === "reject") return { ...base, note: record.reason ?? "changes requested" };
+  if (record.kind === "approve" && record.reviews && record.reviews.length > 1) {
+    return { ...base, reviews: record.reviews.map(({ by, at }) => ({ by, at })) };
+  }
+  return base;
+}
+
+/** The reviews an approve or reject entry records: its `reviews` list, or its `by` and `at`. */
+export function reviewsOf(item: HistoryEntry): { by: string; at: string }[] {
+  const list = (item as { reviews?: unknown }).reviews;
+  if (Array.isArray(list) && list.length > 0) {
+    return list
+      .filter((entry): entry is { by: string; at: string } => {
+        const value = entry as { by?: unknown; at?: unknown } | null;
+        return typeof value?.by === "string" && typeof value.at === "string";
+      })
+      .map(({ by, at }) => ({ by, at }));
+  }
+  return [{ by: item.by, at: item.at }];
+}
+
+/**
+ * The ledger after the bot's records: one history entry per record, the revision raised by one per
+ * entry. Works on the file's own JSON, so keys taskgate does not know are kept as they are.
+ */
+export function writeBoardRecords(
+  config: Config,
+  snapshot: Snapshot,
+  records: readonly BotRecord[],
+  now: string,
+): Map<string, string> {
+  const path = config.board.ledger;
+  const text = snapshot.files.get(path)?.text;
+  if (text === undefined) throw new Error(`${path} cannot be read`);
+  const ledger = JSON.parse(text.replace(/^\uFEFF/, "")) as { revision: number; tasks: Record<string, LedgerEntry> };
+  for (const record of records) {
+    const current = Object.hasOwn(ledger.tasks, record.task) ? ledger.tasks[record.task]! : undefined;
+    const entry: LedgerEntry = {
+      ...current,
+      status: current?.status ?? "todo",
+      owner: current?.owner ?? null,
+      external_wait: current?.external_wait ?? false,
+      blocked_by: normaliseResolvers(current?.blocked_by),
+      history: current?.history ?? [],
+    };
+    Object.defineProperty(ledger.tasks, record.task, {
+      value: applyHistory(entry, historyEntryOf(record, now)),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    ledger.revision += 1;
+  }
+  return new Map([[path, `${JSON.stringify(ledger, null, 2)}\n`]]);
+}
+
+function normaliseResolvers(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === "string") return [value];
+  return value as string[];
+}

@@ -1,0 +1,365 @@
+/**
+ * The rules of a `phases` pull request: each touched task's move (legal edges, gates, verdicts,
+ * artifacts), the approval lines it adds, and which files the pull request may change.
+ */
+import { ApprovalJudge, gateOutcome, gatePolicy, reviewKey, type ApprovalSubject, type GateSite } from "../approval.js";
+import type { Config } from "../config.js";
+import { emptyFindings, type Findings } from "../model.js";
+import { renderRootOf } from "../paths.js";
+import type { EdgeDef, EditScope } from "../presets/phases.js";
+import { classifyPaths, firstRewrite, frameworkViolations, taskMissing } from "../scope.js";
+import type { FileEntry, PrContext, Snapshot, Violation } from "../types.js";
+import { violation } from "../violations.js";
+import type { Workflow } from "../workflow.js";
+import { botWrites, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
+import { checkArtifacts, hasLooped, readVerdict } from "./rules.js";
+import {
+  APPROVALS_FILE,
+  STATE_FILE,
+  indexTasks,
+  invalidId,
+  isValidTaskId,
+  readTask,
+  taskIdOf,
+  type PhasesTask,
+} from "./tasks.js";
+
+/** Findings that make a task's move illegal as a whole (its edit scope is then not earned). */
+const MOVE_CODES = new Set<string>([
+  "illegal-transition",
+  "approval-forged",
+  "approval-self",
+  "approval-stale",
+  "history-rewritten",
+  "verdict-not-pass",
+  "state-invalid",
+  "task-deleted",
+  "task-untracked",
+  "task-invalid-id",
+]);
+
+interface TaskPlan {
+  readonly id: string;
+  readonly dir: string;
+  readonly before: PhasesTask;
+  readonly after: PhasesTask;
+  /** Edit scopes of the states the task passes through in this PR. */
+  readonly scopes: readonly EditScope[];
+}
+
+/** What the rules of one task see. */
+interface TaskContext {
+  readonly config: Config;
+  readonly workflow: Workflow;
+  readonly judge: ApprovalJudge;
+  readonly plan: TaskPlan;
+  readonly subject: ApprovalSubject;
+  readonly writes: TaskWrites | undefined;
+  readonly findings: Findings;
+}
+
+export function evaluatePhases(
+  config: Config,
+  workflow: Workflow,
+  touched: ReadonlySet<string>,
+  base: Snapshot,
+  head: Snapshot,
+  pr: PrContext,
+): Findings {
+  const findings = emptyFindings();
+  const tasksDir = workflow.def.tasksDir;
+  const baseIndex = indexTasks(base, tasksDir);
+  const headIndex = indexTasks(head, tasksDir);
+  const judge = new ApprovalJudge(config, pr, head);
+  const inTasks = (path: string) => path.startsWith(`${tasksDir}/`);
+  const paths = classifyPaths(config, pr.files, inTasks);
+  // Files directly in the tasks folder belong to no task: framework files, never a task's to change.
+  const loose = pr.files.flatMap((file) =>
+    [file.path, file.previousPath].filter(
+      (path): path is string => path !== undefined && inTasks(path) && taskIdOf(path, tasksDir) === undefined,
+    ),
+  );
+  const framework = [...paths.framework, ...new Set(loose)];
+  const frameworkSet = new Set(framework);
+  const renderPrefix = `${renderRootOf(config)}/`;
+  const isProject = (path: string) => !inTasks(path) && !frameworkSet.has(path) && !path.startsWith(renderPrefix);
+
+  const tasks = [...touched].sort();
+  const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id)));
+  const reachesProject = plans.some((plan) => plan.scopes.includes("project"));
+  const writes = botWrites(workflow, config, pr, judge, tasks);
+  // The edit scope a PR earns comes from legal moves only: an illegal jump to `implement` does not
+  // open project files.
+  let projectAllowed = false;
+  for (const plan of plans) {
+    const subject: ApprovalSubject = {
+      task: plan.id,
+      touches: (path) => path.startsWith(`${plan.dir}/`) || (reachesProject && isProject(path)),
+      recordFiles: new Set([`${plan.dir}/${STATE_FILE}`, `${plan.dir}/${APPROVALS_FILE}`]),
+      explains: (from, to) => recordsExplained(workflow, plan.id, writes.get(plan.id), from, to),
+      used: new Set(plan.after.approvals.map((line) => reviewKey(line.login, line.at))),
+    };
+    const before = findings.violations.length;
+    judgeTask({ config, workflow, judge, plan, subject, writes: writes.get(plan.id), findings });
+    const legal = !findings.violations.slice(before).some((item) => MOVE_CODES.has(item.code));
+    const earned = legal ? plan.scopes : plan.before.state ? workflow.editScope(plan.before.state) : [];
+    if (earned.includes("project")) projectAllowed = true;
+  }
+
+  if (tasks.length > 0) {
+    findings.violations.push(...frameworkViolations(framework));
+    if (!projectAllowed) {
+      for (const path of paths.project) {
+        findings.violations.push(
+          violation("out-of-scope", {
+            path,
+            message: `${path} is a project file, but no task in this pull request is in a phase that edits project files`,
+            hint: `Project files are edited in ${projectStates(workflow).join(", ")}; revert ${path} or move the task there first.`,
+          }),
+        );
+      }
+    }
+  } else {
+    const missing = taskMissing(
+      config,
+      pr,
+      { ...paths, framework },
+      {
+        what: "touches no task",
+        fix: `move a task under ${tasksDir}/ forward`,
+        projectNeeds: "a task in an editing phase",
+      },
+    );
+    if (missing) findings.violations.push(missing);
+  }
+  return findings;
+}
+
+function planTask(
+  workflow: Workflow,
+  id: string,
+  baseFiles: ReadonlyMap<string, FileEntry> | undefined,
+  headFiles: ReadonlyMap<string, FileEntry> | undefined,
+): TaskPlan {
+  const before = readTask(workflow, id, baseFiles);
+  const after = readTask(workflow, id, headFiles);
+  const states = new Set<string>();
+  if (before.state) states.add(before.state);
+  if (after.state) states.add(after.state);
+  const from = before.state ?? (before.hasStateFile ? undefined : workflow.def.initial);
+  if (from && after.state) {
+    for (const edge of workflow.findPath(from, after.state, () => 0) ?? []) states.add(edge.to);
+  }
+  const scopes = new Set<EditScope>();
+  for (const state of states) for (const scope of workflow.editScope(state)) scopes.add(scope);
+  return { id, dir: after.dir, before, after, scopes: [...scopes] };
+}
+
+/** The task exists, has a readable state, and had one on the base branch (or is new). */
+function checkPresence(ctx: TaskContext): boolean {
+  const { workflow, findings } = ctx;
+  const { id, dir, before, after } = ctx.plan;
+  const push = (item: Violation) => findings.violations.push(item);
+  if (!isValidTaskId(id)) {
+    push(invalidId(dir, id));
+    return false;
+  }
+  if (after.files.size === 0 || (!after.hasStateFile && before.hasStateFile)) {
+    if (before.hasStateFile) {
+      push(
+        violation("task-deleted", {
+          task: id,
+          path: after.files.size === 0 ? dir : `${dir}/${STATE_FILE}`,
+          message: after.files.size === 0 ? `task ${id} was deleted` : `${dir}/.state was deleted`,
+          hint: `Restore ${dir}; tasks are never deleted (a finished task stays \`complete\`).`,
+        }),
+      );
+      findings.transitions.push({ task: id, from: before.state ?? null, to: null });
+    }
+    return false;
+  }
+  if (!after.hasStateFile) {
+    push(
+      violation("task-untracked", {
+        task: id,
+        path: dir,
+        message: `${dir} has no .state file`,
+        hint: `Create the task with ${dir}/.state holding \`${workflow.def.initial}\`.`,
+      }),
+    );
+    return false;
+  }
+  findings.violations.push(...after.problems);
+  if (after.state === undefined) return false;
+  if (before.hasStateFile && before.state === undefined) {
+    push(
+      violation("illegal-transition", {
+        task: id,
+        path: `${dir}/${STATE_FILE}`,
+        message: `${id}'s state on the base branch is unreadable, so no move from it can be judged`,
+        hint: "Repair the base branch's .state first (a maintainer's pull request), then move the task.",
+      }),
+    );
+    return false;
+  }
+  return true;
+}
+
+function judgeTask(ctx: TaskContext): void {
+  if (!checkPresence(ctx)) return;
+  const { config, workflow, judge, findings } = ctx;
+  const { id, dir, before, after } = ctx.plan;
+  const created = !before.hasStateFile;
+  const from = before.state ?? workflow.def.initial;
+  const to = after.state!;
+
+  // The approvals log is append-only; each new line must be the bot's record of an eligible review.
+  const rewritten = firstRewrite(before.approvalLines, after.approvalLines, (a, b) => a === b);
+  if (rewritten >= 0) {
+    findings.violations.push(
+      violation("history-rewritten", {
+        task: id,
+        path: `${dir}/${APPROVALS_FILE}`,
+        line: rewritten + 1,
+        message: `line ${rewritten + 1} of ${dir}/${APPROVALS_FILE} was changed or removed`,
+        hint: `Restore the line "${before.approvalLines[rewritten]}"; the approvals log is append-only.`,
+      }),
+    );
+  }
+  const lines = judgeNewLines(
+    workflow,
+    judge,
+    ctx.subject,
+    {
+      id,
+      dir,
+      baseLines: before.approvals,
+      newLines: after.approvals.filter((line) => line.line > before.approvalLines.length),
+    },
+    ctx.writes,
+    new Set(),
+  );
+  findings.violations.push(...lines.violations);
+  const gateRecorded = (edge: EdgeDef) =>
+    (lines.backed.get(workflow.gatePhase(edge))?.size ?? 0) >= gatePolicy(config, workflow.gatePhase(edge)).count;
+
+  const path = from === to ? [] : workflow.findPath(from, to, (edge) => (edge.gate && !gateRecorded(edge) ? 1 : 0));
+  if (path === undefined) {
+    const next = workflow.edgesFrom(from).map((edge) => edge.to);
+    findings.violations.push(
+      violation("illegal-transition", {
+        task: id,
+        path: `${dir}/${STATE_FILE}`,
+        line: 1,
+        message: `${id} cannot move from ${from} to ${to}${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
+        hint: next.length > 0 ? `From ${from} the task may move to: ${next.join(", ")}.` : `${from} is a final state.`,
+      }),
+    );
+    return;
+  }
+  if (created || from !== to) findings.transitions.push({ task: id, from: created ? null : from, to });
+  checkPath(ctx, path, gateRecorded, lines.claimed, created);
+  // A task waiting at an awaiting state: the next bot gate is pending or ready to record.
+  for (const edge of workflow.edgesFrom(to)) {
+    if (!workflow.isBotGate(edge)) continue;
+    const phase = workflow.gatePhase(edge);
+    gateOutcome(judge.judgeGate(phase, ctx.subject), gateSite(id, dir, phase, edge), findings);
+  }
+}
+
+/** The edges of a move: verdicts, gates crossed, and the artifacts of every phase left. */
+function checkPath(
+  ctx: TaskContext,
+  path: readonly EdgeDef[],
+  gateRecorded: (edge: EdgeDef) => boolean,
+  claimed: ReadonlySet<string>,
+  created: boolean,
+): void {
+  const { workflow, judge, findings } = ctx;
+  const { id, dir, after } = ctx.plan;
+  const to = after.state!;
+  const push = (item: Violation) => findings.violations.push(item);
+  let looped = hasLooped(workflow, after);
+  const left = new Set<string>();
+  path.forEach((edge, index) => {
+    left.add(edge.from);
+    if (workflow.isBackEdge(edge)) looped = true;
+    if (edge.verdict) {
+      const verdict = readVerdict(workflow, after);
+      const wantPass = edge.verdict === "pass";
+      if (!verdict.word || verdict.pass !== wantPass) {
+        push(
+          violation(wantPass ? "verdict-not-pass" : "illegal-transition", {
+            task: id,
+            path: `${dir}/${workflow.def.verdict.file}`,
+            message: `${id} moved ${edge.from} → ${edge.to}, but ${verdict.word ? `${workflow.def.verdict.file} says ${verdict.word}` : verdict.problem}`,
+            hint: wantPass
+              ? `Only a PASS verdict completes a task; FAIL or NEEDS_REVIEW goes to ${otherVerdictTarget(workflow, edge)}.`
+              : `A PASS verdict completes the task: move it to ${otherVerdictTarget(workflow, edge)}.`,
+          }),
+        );
+      }
+    }
+    if (!edge.gate || gateRecorded(edge)) return;
+    const phase = workflow.gatePhase(edge);
+    if (workflow.isBotGate(edge)) {
+      // An approval line for this gate that does not stand is already reported as such.
+      if (claimed.has(phase)) return;
+      push(
+        violation("illegal-transition", {
+          task: id,
+          path: `${dir}/${STATE_FILE}`,
+          line: 1,
+          message: `${id} moved past the ${phase} gate (${edge.from} → ${edge.to}) without an approval recorded by taskgate${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
+          hint: `Stop at ${edge.from} and request a review; taskgate writes ${edge.to} when an eligible reviewer approves.`,
+        }),
+      );
+      return;
+    }
+    if (index < path.length - 1) {
+      push(
+        violation("illegal-transition", {
+          task: id,
+          path: `${dir}/${STATE_FILE}`,
+          line: 1,
+          message: `${id} went through the ${phase} gate (${edge.from} → ${edge.to}) and on to ${to} before the gate was approved`,
+          hint: `Stop at ${edge.to} until the approval is recorded, then move on in a later change.`,
+        }),
+      );
+      return;
+    }
+    if (claimed.has(phase)) return;
+    gateOutcome(judge.judgeGate(phase, ctx.subject), gateSite(id, dir, phase, edge), findings);
+  });
+  const alsoRequired: string[] = [];
+  for (const state of left) {
+    const phase = workflow.state(state)?.phase;
+    const file = phase ? workflow.def.phases[phase] : null;
+    if (file) alsoRequired.push(file);
+  }
+  findings.violations.push(...checkArtifacts(workflow, after, { state: to, alsoRequired, looped }));
+}
+
+function gateSite(id: string, dir: string, phase: string, edge: EdgeDef): GateSite {
+  return {
+    task: id,
+    from: edge.from,
+    to: edge.to,
+    path: `${dir}/${STATE_FILE}`,
+    waiting: `${id} waits for approval of ${phase}`,
+  };
+}
+
+function otherVerdictTarget(workflow: Workflow, edge: EdgeDef): string {
+  return (
+    workflow
+      .edgesFrom(edge.from)
+      .filter((other) => other.verdict && other.verdict !== edge.verdict)
+      .map((other) => other.to)
+      .join(" or ") || "another state"
+  );
+}
+
+function projectStates(workflow: Workflow): string[] {
+  return workflow.stateNames.filter((state) => workflow.editScope(state).includes("project"));
+}

@@ -1,0 +1,188 @@
+/**
+ * Recorded decisions of `phases` tasks: which approval lines and approved states the bot's own
+ * commits added in a pull request, whether each new approval line stands, and whether a task's
+ * records at one commit are those at another plus only what the bot recorded.
+ */
+import {
+  isBotCommit,
+  reviewKey,
+  unbackedCode,
+  type ApprovalJudge,
+  type ApprovalSubject,
+  type RecordedDecision,
+} from "../approval.js";
+import type { Config } from "../config.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../types.js";
+import { violation } from "../violations.js";
+import type { Workflow } from "../workflow.js";
+import { APPROVALS_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./tasks.js";
+
+/** What the bot's commits of a pull request wrote into one task. */
+export interface TaskWrites {
+  /** Approval line (raw) → the bot commits that added it. */
+  readonly lines: Map<string, PrCommit[]>;
+  /** Bot commit id → the task's state before it (first parent) and after it. */
+  readonly states: Map<string, { from: string | undefined; to: string | undefined }>;
+}
+
+const taskIndexes = new WeakMap<Snapshot, ReturnType<typeof indexTasks>>();
+
+/** A task as it is in a view (indexes each snapshot once). */
+export function taskIn(workflow: Workflow, id: string, snapshot: Snapshot): PhasesTask {
+  let index = taskIndexes.get(snapshot);
+  if (!index) taskIndexes.set(snapshot, (index = indexTasks(snapshot, workflow.def.tasksDir)));
+  return readTask(workflow, id, index.tasks.get(id));
+}
+
+/**
+ * For each task, what each bot commit of the pull request added: the approval lines present after it
+ * and in none of its parents, and its change of `.state`. Commits the adapter could not read (or
+ * whose parents it could not read) add nothing.
+ */
+export function botWrites(
+  workflow: Workflow,
+  config: Config,
+  pr: PrContext,
+  judge: ApprovalJudge,
+  ids: readonly string[],
+): Map<string, TaskWrites> {
+  const out = new Map<string, TaskWrites>(ids.map((id) => [id, { lines: new Map(), states: new Map() }]));
+  for (const commit of pr.commits) {
+    if (!isBotCommit(commit, config)) continue;
+    const view = judge.view(commit.sha);
+    const parents = (commit.parents ?? []).map((sha) => judge.view(sha));
+    if (!view || parents.length === 0 || parents.some((parent) => parent === undefined)) continue;
+    for (const id of ids) {
+      const writes = out.get(id)!;
+      const after = taskIn(workflow, id, view.snapshot);
+      const before = parents.map((parent) => taskIn(workflow, id, parent!.snapshot));
+      const known = new Set(before.flatMap((task) => task.approvalLines));
+      for (const raw of new Set(after.approvalLines)) {
+        if (known.has(raw)) continue;
+        const list = writes.lines.get(raw) ?? [];
+        list.push(commit);
+        writes.lines.set(raw, list);
+      }
+      writes.states.set(commit.sha, { from: before[0]!.state, to: after.state });
+    }
+  }
+  return out;
+}
+
+/**
+ * Are the task's records at `to` those at `from` plus lines the bot added (and the approved state
+ * such a line brings)? Used to tell the bot's records from a change under a review.
+ */
+export function recordsExplained(
+  workflow: Workflow,
+  id: string,
+  writes: TaskWrites | undefined,
+  from: RevisionView,
+  to: RevisionView,
+): boolean {
+  const before = taskIn(workflow, id, from.snapshot);
+  const after = taskIn(workflow, id, to.snapshot);
+  if (before.hasStateFile !== after.hasStateFile) return false;
+  const lines = before.approvalLines;
+  if (after.approvalLines.length < lines.length) return false;
+  for (let index = 0; index < lines.length; index++) if (after.approvalLines[index] !== lines[index]) return false;
+  let state = before.state;
+  const parsed = new Map(after.approvals.map((line) => [line.line, line]));
+  for (let index = lines.length; index < after.approvalLines.length; index++) {
+    if (!writes?.lines.has(after.approvalLines[index]!)) return false;
+    const line = parsed.get(index + 1);
+    if (!line) return false;
+    const gate = botGateOf(workflow, line.phase);
+    if (gate && state === gate.from) state = gate.to;
+  }
+  return state === after.state;
+}
+
+/** The bot gate (awaiting → approved) whose approval lines name `phase`, if the phase has one. */
+export function botGateOf(workflow: Workflow, phase: string) {
+  return workflow.def.transitions.find((edge) => workflow.isBotGate(edge) && workflow.gatePhase(edge) === phase);
+}
+
+export interface LineJudgement {
+  /** Phase → lower-cased logins of the lines that stand. */
+  readonly backed: Map<string, Set<string>>;
+  /** Phases with a line that does not stand (already reported). */
+  readonly claimed: Set<string>;
+  readonly violations: Violation[];
+}
+
+/**
+ * Judges the approval lines a pull request adds to one task. A line stands when a bot commit added
+ * it (for a bot gate, in the commit that also wrote the approved state), it names a review of this
+ * pull request that was not retracted, no other line of the task uses that review, the reviewer was
+ * eligible, and the task was as reviewed where the bot recorded it.
+ */
+export function judgeNewLines(
+  workflow: Workflow,
+  judge: ApprovalJudge,
+  subject: ApprovalSubject,
+  task: { id: string; dir: string; baseLines: readonly ApprovalLine[]; newLines: readonly ApprovalLine[] },
+  writes: TaskWrites | undefined,
+  used: Set<string>,
+): LineJudgement {
+  const backed = new Map<string, Set<string>>();
+  const claimed = new Set<string>();
+  const violations: Violation[] = [];
+  const path = `${task.dir}/${APPROVALS_FILE}`;
+  for (const line of task.baseLines) used.add(reviewKey(line.login, line.at));
+  for (const line of task.newLines) {
+    const key = reviewKey(line.login, line.at);
+    const fail = (code: Violation["code"], detail: string) => {
+      claimed.add(line.phase);
+      violations.push(
+        violation(code, {
+          task: task.id,
+          path,
+          line: line.line,
+          message: `${line.phase}:approved by ${line.login} does not count: ${detail}`,
+        }),
+      );
+    };
+    if (used.has(key)) {
+      fail(
+        "approval-forged",
+        `the review of ${line.login} at ${line.at} already records another approval of ${task.id}; each gate needs its own review`,
+      );
+      continue;
+    }
+    const addedBy = recordingCommits(workflow, line, writes);
+    const decision: RecordedDecision = {
+      gate: line.phase,
+      login: line.login,
+      at: line.at,
+      state: "APPROVED",
+      addedBy,
+    };
+    const verdict = judge.judgeRecord(decision, subject);
+    if (!verdict.ok) {
+      const wrongState = addedBy.length === 0 && (writes?.lines.get(line.raw)?.length ?? 0) > 0;
+      fail(
+        unbackedCode(verdict),
+        wrongState ? "taskgate records an approval together with the approved state" : verdict.detail!,
+      );
+      continue;
+    }
+    used.add(key);
+    const logins = backed.get(line.phase) ?? new Set<string>();
+    logins.add(line.login.toLowerCase());
+    backed.set(line.phase, logins);
+  }
+  return { backed, claimed, violations };
+}
+
+/** Bot commits that added a line the way the bot records it (with the state write of a bot gate). */
+function recordingCommits(workflow: Workflow, line: ApprovalLine, writes: TaskWrites | undefined): PrCommit[] {
+  const commits = writes?.lines.get(line.raw) ?? [];
+  const gate = botGateOf(workflow, line.phase);
+  return commits.filter((commit) => {
+    const state = writes!.states.get(commit.sha);
+    if (!state) return false;
+    // A bot gate is recorded with its approved state; other gates keep the state the author proposed.
+    return gate ? state.from === gate.from && state.to === gate.to : state.from === state.to;
+  });
+}
