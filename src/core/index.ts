@@ -28,13 +28,7 @@ export {
   type PrInput,
   type PrInputCommit,
 } from "./service.js";
-export {
-  RefNotFoundError,
-  RepositoryError,
-  type ReadLimits,
-  type SnapshotScope,
-  type TaskRepository,
-} from "./port.js";
+export { RefNotFoundError, RepositoryError, type ReadLimits, type SnapshotScope, type TaskRepository } from "./port.js";
 export { isBotCommit, isBotLogin, reviewKey } from "./approval.js";
 export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./violations.js";
 export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
