@@ -18,6 +18,7 @@ import {
 import { configReport } from "../core/evaluate.js";
 import type { Report } from "../core/types.js";
 import { GitRepository } from "../git/repository.js";
+import { redactDeep, redactSecrets } from "../core/secrets.js";
 import { WorkTree } from "../git/worktree.js";
 import { PrFileError, parsePrFile } from "./pr-file.js";
 import { formatExplanation, formatReport } from "./format.js";
@@ -60,7 +61,24 @@ Exit codes: 0 success or not configured, 1 violations, 2 usage or config error, 
 
 class UsageError extends Error {}
 
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+/**
+ * Runs the command line. Everything it prints passes the secret redactor: JSON values before they
+ * are serialised (so the JSON stays valid), text as a whole.
+ */
+export async function main(argv: readonly string[], raw: CliIo): Promise<number> {
+  const io: CliIo = {
+    ...raw,
+    stdout: (text) => raw.stdout(redactSecrets(text)),
+    stderr: (text) => raw.stderr(redactSecrets(text)),
+  };
+  jsonWriters.set(io, (value) => raw.stdout(`${JSON.stringify(redactDeep(value), null, 2)}\n`));
+  return run(argv, io);
+}
+
+/** JSON goes out redacted value by value, so a redaction never breaks the JSON. */
+const jsonWriters = new WeakMap<CliIo, (value: unknown) => void>();
+
+async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let json = false;
   try {
     const [command, ...rest] = argv;
@@ -114,8 +132,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
             hint,
           );
         }
-        if (json) io.stdout(`${JSON.stringify(result.explanation, null, 2)}\n`);
-        else io.stdout(formatExplanation(result.explanation));
+        const explanation = redactDeep(result.explanation);
+        if (json) printJson(io, explanation);
+        else io.stdout(formatExplanation(explanation));
         return result.explanation.problems.length > 0 ? EXIT.failure : EXIT.ok;
       }
       case "render": {
@@ -177,7 +196,7 @@ async function readPrFile(path: string): Promise<PrInput> {
 }
 
 function printReport(io: CliIo, report: Report, json: boolean, title: string): number {
-  if (json) io.stdout(`${JSON.stringify(toJson(report), null, 2)}\n`);
+  if (json) printJson(io, toJson(report));
   else io.stdout(formatReport(report, title));
   switch (report.conclusion) {
     case "failure":
@@ -202,7 +221,7 @@ function toJson(report: Report) {
 
 function printStale(io: CliIo, json: boolean, result: RenderResult): number {
   const outdated = [...result.stale, ...result.extra];
-  if (json) io.stdout(`${JSON.stringify({ stale: result.stale, extra: result.extra }, null, 2)}\n`);
+  if (json) printJson(io, { stale: result.stale, extra: result.extra });
   else if (outdated.length === 0)
     io.stdout(`taskgate render: ${result.files.size} file(s) under ${result.root}/ are up to date\n`);
   else {
@@ -216,7 +235,7 @@ function printStale(io: CliIo, json: boolean, result: RenderResult): number {
 async function writeRendered(io: CliIo, json: boolean, tree: WorkTree, result: RenderResult): Promise<number> {
   for (const path of result.stale) await tree.writeAtomic(path, result.files.get(path)!);
   for (const path of result.extra) await tree.remove(path);
-  if (json) io.stdout(`${JSON.stringify({ written: result.stale, removed: result.extra }, null, 2)}\n`);
+  if (json) printJson(io, { written: result.stale, removed: result.extra });
   else {
     io.stdout(
       `taskgate render: wrote ${result.stale.length} and removed ${result.extra.length} file(s) under ${result.root}/ ` +
@@ -226,8 +245,12 @@ async function writeRendered(io: CliIo, json: boolean, tree: WorkTree, result: R
   return EXIT.ok;
 }
 
+function printJson(io: CliIo, value: unknown): void {
+  jsonWriters.get(io)!(value);
+}
+
 function fail(io: CliIo, json: boolean, message: string, hint: string): number {
-  if (json) io.stdout(`${JSON.stringify({ error: { message, hint } }, null, 2)}\n`);
+  if (json) printJson(io, { error: { message, hint } });
   else io.stderr(`taskgate: ${message}\n  hint: ${hint}\n`);
   return EXIT.usage;
 }
@@ -235,7 +258,7 @@ function fail(io: CliIo, json: boolean, message: string, hint: string): number {
 function handleError(io: CliIo, json: boolean, error: unknown): number {
   if (error instanceof ConfigError) {
     const report = configReport(error.issues, error.path);
-    if (json) io.stdout(`${JSON.stringify(toJson(report), null, 2)}\n`);
+    if (json) printJson(io, toJson(report));
     else io.stderr(formatReport(report, `configuration ${error.path}`));
     return EXIT.usage;
   }

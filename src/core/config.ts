@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
+import { MAX_NESTING, nestingMessage } from "./json.js";
 
 export const CONFIG_PATH = ".github/taskgate.yml";
 
@@ -174,13 +175,53 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; issues: C
 
 /** Parses and validates the YAML text of a config. Never throws. */
 export function parseConfig(text: string): ConfigResult {
-  const lineCounter = new LineCounter();
-  let doc: Document.Parsed;
+  const deep = yamlTooDeep(text);
+  if (deep) return { ok: false, issues: [{ path: "", line: deep.line, message: `the YAML is ${nestingMessage()}` }] };
   try {
-    doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    return parseConfigText(text);
   } catch (error) {
-    return { ok: false, issues: [{ path: "", message: `cannot parse YAML: ${String(error)}` }] };
+    // A parser that still runs out of stack is a refusal with a reason, never a crash.
+    const reason = error instanceof RangeError ? nestingMessage() : firstLine(String(error));
+    return { ok: false, issues: [{ path: "", message: `cannot parse the YAML: ${reason}` }] };
   }
+}
+
+/**
+ * Where a YAML text first nests deeper than `max` levels, counting indentation steps, `- ` entries
+ * and flow brackets (an upper bound: quoted text is skipped, plain text is not). Linear, no recursion.
+ */
+export function yamlTooDeep(text: string, max = MAX_NESTING): { line: number } | undefined {
+  const indents: number[] = [];
+  const lines = text.split("\n");
+  let flow = 0;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    const indent = line.length - line.trimStart().length;
+    const rest = line.slice(indent);
+    if (rest === "" || rest.startsWith("#")) continue;
+    if (flow === 0) {
+      while (indents.length > 0 && indents.at(-1)! >= indent) indents.pop();
+      indents.push(indent);
+    }
+    const dashes = /^(?:-[ \t]+)*/.exec(rest)![0].split("-").length - 1;
+    let quote = "";
+    let deepest = flow;
+    for (const char of rest) {
+      if (quote) {
+        if (char === quote) quote = "";
+      } else if (char === '"' || char === "'") quote = char;
+      else if (char === "#") break;
+      else if (char === "[" || char === "{") deepest = Math.max(deepest, ++flow);
+      else if ((char === "]" || char === "}") && flow > 0) flow--;
+    }
+    if (indents.length + dashes + deepest > max) return { line: index + 1 };
+  }
+  return undefined;
+}
+
+function parseConfigText(text: string): ConfigResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     return {
       ok: false,

@@ -5,9 +5,11 @@
 import { CONFIG_PATH, locateIssues, parseConfig, type Config, type ConfigIssue } from "./config.js";
 import type { Findings, WorkflowModel } from "./model.js";
 import { createBoardModel } from "./board/model.js";
+import { renderRootOf } from "./paths.js";
 import { createPhasesModel } from "./phases/model.js";
 import { PHASES_PRESET } from "./presets/phases.js";
 import type { BotRecord, Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
+import { redactDeep } from "./secrets.js";
 import { violation } from "./violations.js";
 import { buildWorkflow, mergeWorkflow } from "./workflow.js";
 
@@ -24,11 +26,31 @@ export function createModel(config: Config): ModelResult {
         ],
       };
     }
+    const { definitions, ledger, evidence_dir, handoffs_dir, issues_dir } = config.board;
+    const overlap = renderOverlap(config, [definitions, ledger, evidence_dir, handoffs_dir, issues_dir]);
+    if (overlap) return { ok: false, issues: [overlap] };
     return { ok: true, model: createBoardModel(config) };
   }
   const built = buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
   if (!built.ok) return built;
+  const overlap = renderOverlap(config, [built.workflow.def.tasksDir]);
+  if (overlap) return { ok: false, issues: [overlap] };
   return { ok: true, model: createPhasesModel(config, built.workflow) };
+}
+
+/**
+ * Rendered files are derived and may be committed by anyone, so their folder must hold nothing
+ * else: not the framework's `.github/`, not the task store.
+ */
+function renderOverlap(config: Config, store: readonly string[]): ConfigIssue | undefined {
+  const root = renderRootOf(config);
+  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  const clash = [".github", ...store].find((path) => inside(root, path) || inside(path, root));
+  if (clash === undefined) return undefined;
+  return {
+    path: "render.path",
+    message: `"${root}" overlaps ${clash}; rendered files need a folder of their own (default: docs/status)`,
+  };
 }
 
 export function evaluate(config: Config, base: Snapshot, head: Snapshot, pr: PrContext): Report {
@@ -64,8 +86,15 @@ export function writeRecords(
   return created.model.writeRecords(snapshot, records, options);
 }
 
-/** Orders findings deterministically and derives the conclusion. */
+/**
+ * Orders findings deterministically and derives the conclusion. Every string of the report passes
+ * the secret redactor: messages quote paths, ids, owners and review bodies that users wrote.
+ */
 export function buildReport(findings: Findings, what: string): Report {
+  return redactDeep(orderedReport(findings, what));
+}
+
+function orderedReport(findings: Findings, what: string): Report {
   const violations = sortViolations(dedupe(findings.violations));
   const pending = sortViolations(findings.pending);
   const conclusion: Conclusion = violations.length > 0 ? "failure" : pending.length > 0 ? "action_required" : "success";

@@ -15,7 +15,39 @@ export interface JsonIssue {
 
 export type JsonResult<T> = { ok: true; value: T } | { ok: false; issues: JsonIssue[] };
 
+/** Deeper JSON or YAML than this is refused before it is parsed: no file taskgate reads needs 10 levels. */
+export const MAX_NESTING = 64;
+
+/**
+ * Where a JSON text first nests deeper than `max` arrays and objects (strings skipped), as
+ * `{depth, line}`, or `undefined`. One linear scan, no recursion, so it is safe on any input.
+ */
+export function tooDeep(text: string, max = MAX_NESTING): { line: number } | undefined {
+  let depth = 0;
+  let line = 1;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === 0x0a) line++;
+    else if (code === 0x22) {
+      for (at++; at < text.length && text.charCodeAt(at) !== 0x22; at++) {
+        if (text.charCodeAt(at) === 0x5c) at++;
+        else if (text.charCodeAt(at) === 0x0a) line++;
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > max) return { line };
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return undefined;
+}
+
+/** The message for a text nested too deeply. */
+export function nestingMessage(max = MAX_NESTING): string {
+  return `nested more than ${max} levels deep; taskgate reads no deeper structure`;
+}
+
 export function parseJsonFile<S extends z.ZodType>(text: string, schema: S, maxIssues = 5): JsonResult<z.infer<S>> {
+  const deep = tooDeep(text);
+  if (deep) return { ok: false, issues: [{ path: "$", line: deep.line, message: nestingMessage() }] };
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));

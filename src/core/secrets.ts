@@ -184,3 +184,19 @@ export function redactSecrets(text: string): string {
   }
   return spans.length === 0 ? text : result + text.slice(copied);
 }
+
+/**
+ * A copy of a plain value (a report, an explanation) with `redactSecrets` applied to every string
+ * in it, keys included. Everything taskgate prints passes through here, so no text a user wrote
+ * (a review body, a path, a task id, an owner) can repeat a secret.
+ */
+export function redactDeep<T>(value: T): T {
+  if (typeof value === "string") return redactSecrets(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item)) as T;
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    Object.defineProperty(out, redactSecrets(key), { value: redactDeep(item), enumerable: true, writable: true });
+  }
+  return out as T;
+}

@@ -1,7 +1,7 @@
 /**
  * One rule per board action (claim, submit, approve, reject, escalate, unblock, release, reassign).
  * Each judges one new history entry of one task over a small context and returns the ledger entry
- * it leads to (replayed with the writer's own `applyHistory`), so the entry the pull request wrote
+ * it leads to (replayed with the writer's own `applyAction`), so the entry the pull request wrote
  * can be compared with what its history allows.
  */
 import {
@@ -21,7 +21,7 @@ import { addedBy, type BoardWrites } from "./decisions.js";
 import type { Action, Definition, HistoryEntry, LedgerEntry } from "./formats.js";
 import { OWNER_HINT, ownedBy, ownerKey, parseOwner, sameOwner } from "./owners.js";
 import { isConfiguredRole, rolePolicy } from "./policy.js";
-import { applyHistory, reviewsOf } from "./records.js";
+import { applyAction, reviewsOf } from "./records.js";
 
 /** Where a finding points: computed only when one is made. */
 export type Where = () => { path: string; line?: number | undefined };
@@ -134,7 +134,7 @@ const claim: ActionRule = (ctx) => {
       }),
     );
   }
-  return applyHistory(ctx.entry, item);
+  return applyAction(ctx.entry, item);
 };
 
 const reassign: ActionRule = (ctx) => {
@@ -149,7 +149,7 @@ const reassign: ActionRule = (ctx) => {
     );
   }
   if (checkOwnerString(ctx)) checkNotRetired(ctx, "take a task back");
-  return applyHistory(ctx.entry, ctx.item);
+  return applyAction(ctx.entry, ctx.item);
 };
 
 const submit: ActionRule = (ctx) => {
@@ -171,7 +171,7 @@ const submit: ActionRule = (ctx) => {
       ctx.at,
     ),
   );
-  return applyHistory(ctx.entry, item);
+  return applyAction(ctx.entry, item);
 };
 
 const escalate: ActionRule = (ctx) => {
@@ -243,7 +243,7 @@ const escalate: ActionRule = (ctx) => {
       );
     }
   }
-  return applyHistory(entry, item, resolvers);
+  return applyAction(entry, item, resolvers);
 };
 
 /** approve and reject: only the bot records them, from eligible reviews of this pull request. */
@@ -291,7 +291,7 @@ function reviewOutcome(ctx: ActionContext, state: "APPROVED" | "CHANGES_REQUESTE
     );
   }
   if (state === "CHANGES_REQUESTED") ctx.rejected.add(ownerKey(ctx.entry.owner ?? ""));
-  return applyHistory(ctx.entry, item);
+  return applyAction(ctx.entry, item);
 }
 
 const approve: ActionRule = (ctx) => reviewOutcome(ctx, "APPROVED");
@@ -322,7 +322,7 @@ const unblock: ActionRule = (ctx) => {
       }),
     );
   }
-  return applyHistory(entry, item);
+  return applyAction(entry, item);
 };
 
 /** A release of an external resolver: proposed in the pull request, opened by the coordinator. */
@@ -336,7 +336,7 @@ const release: ActionRule = (ctx) => {
         message: `${id} is not an external resolver waiting for release; only those are released`,
       }),
     );
-    return applyHistory(ctx.entry, item);
+    return applyAction(ctx.entry, item);
   }
   const role = config.board.coordinator_role;
   if (!isConfiguredRole(config, role)) {
@@ -369,7 +369,7 @@ const release: ActionRule = (ctx) => {
       }),
     );
   }
-  return applyHistory(ctx.entry, item);
+  return applyAction(ctx.entry, item);
 };
 
 export const ACTION_RULES: Readonly<Record<Action, ActionRule>> = {

@@ -4,7 +4,7 @@
  * dependency graph, owners, blockers, evidence and secrets.
  */
 import type { BoardConfig } from "../config.js";
-import { deepEqual, jsonPositions, parseJsonFile, positionKey } from "../json.js";
+import { deepEqual, jsonPositions, nestingMessage, parseJsonFile, positionKey, tooDeep } from "../json.js";
 import { own } from "../objects.js";
 import { isSuspiciousPath } from "../paths.js";
 import { describeKind } from "../phases/tasks.js";
@@ -190,6 +190,21 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
     };
   }
   const schema = kind === "definitions" ? DefinitionsSchema : LedgerSchema;
+  const deep = tooDeep(entry.text);
+  if (deep) {
+    return {
+      value: undefined,
+      raw: undefined,
+      problems: [
+        violation("state-invalid", {
+          path,
+          line: deep.line,
+          message: `${path} is ${nestingMessage()}`,
+          hint: `Keep ${path} in the shape docs/board-${kind}.schema.json describes.`,
+        }),
+      ],
+    };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(entry.text.replace(/^\uFEFF/, ""));

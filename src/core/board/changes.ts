@@ -27,7 +27,7 @@ import { boardBotWrites, type BoardWrites } from "./decisions.js";
 import { edgeFor, implicitEntry, type Definition, type LedgerEntry } from "./formats.js";
 import { ownedBy, ownerKey, sameOwner } from "./owners.js";
 import { rolePolicy, subjectFor, unblockTarget, unknownRoles } from "./policy.js";
-import { applyHistory } from "./records.js";
+import { applyAction } from "./records.js";
 
 /** What every board rule of one pull request sees. */
 interface BoardContext {
@@ -288,7 +288,7 @@ function judgeEntry(
           hint: "claim todo→in_progress, submit in_progress→review, escalate in_progress→blocked; review outcomes and unblocks are recorded by taskgate.",
         }),
       );
-      entry = applyHistory(entry, item);
+      entry = applyAction(entry, item);
       return;
     }
     const action: ActionContext = {
@@ -346,7 +346,7 @@ function rejectedOwners(entry: LedgerEntry): Set<string> {
   let owner: string | null = null;
   for (const item of entry.history) {
     if (item.action === "reject" && owner) rejected.add(ownerKey(owner));
-    owner = applyHistory({ ...implicitEntry(), owner }, item).owner;
+    owner = applyAction({ ...implicitEntry(), owner }, item).owner;
   }
   return rejected;
 }

@@ -8,32 +8,36 @@ import type { BotRecord, Snapshot } from "../types.js";
 import type { HistoryEntry, LedgerEntry } from "./formats.js";
 
 /**
- * A ledger entry after one history entry. `resolvers` are the tasks an escalation adds to
- * `blocked_by` (the entry itself does not name them).
+ * What one history entry does to a ledger entry's status, owner, resolvers and wait flag; the history
+ * itself is left as it is. `resolvers` are the tasks an escalation adds to `blocked_by` (the entry
+ * does not name them). Replaying a long history with this costs one step per entry.
  */
+export function applyAction<E extends LedgerEntry>(entry: E, item: HistoryEntry, resolvers: readonly string[] = []): E {
+  switch (item.action) {
+    case "claim":
+    case "reassign":
+      return { ...entry, status: item.to, owner: item.by };
+    case "submit":
+      return { ...entry, status: item.to };
+    case "escalate":
+      return { ...entry, status: item.to, owner: null, blocked_by: [...entry.blocked_by, ...resolvers] };
+    case "unblock":
+      return { ...entry, status: item.to, owner: null, blocked_by: [] };
+    case "release":
+      return { ...entry, status: item.to, owner: null, external_wait: false };
+    case "approve":
+    case "reject":
+      return { ...entry, status: item.to, owner: null };
+  }
+}
+
+/** A ledger entry after one history entry: the entry appended, and what it does applied. */
 export function applyHistory<E extends LedgerEntry>(
   entry: E,
   item: HistoryEntry,
   resolvers: readonly string[] = [],
 ): E {
-  const history = [...entry.history, item];
-  switch (item.action) {
-    case "claim":
-      return { ...entry, status: item.to, owner: item.by, history };
-    case "reassign":
-      return { ...entry, status: item.to, owner: item.by, history };
-    case "submit":
-      return { ...entry, status: item.to, history };
-    case "escalate":
-      return { ...entry, status: item.to, owner: null, blocked_by: [...entry.blocked_by, ...resolvers], history };
-    case "unblock":
-      return { ...entry, status: item.to, owner: null, blocked_by: [], history };
-    case "release":
-      return { ...entry, status: item.to, owner: null, external_wait: false, history };
-    case "approve":
-    case "reject":
-      return { ...entry, status: item.to, owner: null, history };
-  }
+  return { ...applyAction(entry, item, resolvers), history: [...entry.history, item] };
 }
 
 /** The history entry the bot writes for a record. */
