@@ -23,7 +23,8 @@ export interface ReadLimits {
 
 /** The size limit of one path under some limits. */
 export function limitFor(path: string, limits: ReadLimits | undefined, fallback: number): number {
-  return limits?.perPath?.[path] ?? limits?.maxFileBytes ?? fallback;
+  const own = limits?.perPath && Object.hasOwn(limits.perPath, path) ? limits.perPath[path] : undefined;
+  return own ?? limits?.maxFileBytes ?? fallback;
 }
 
 export interface TaskRepository {

@@ -91,6 +91,13 @@ const PATTERNS: readonly SecretPattern[] = [
 ];
 
 /**
+ * Text every secret above contains (case-insensitive): a text without any of these holds no secret,
+ * so the common case costs one scan. Keep it a superset of what the patterns need.
+ */
+const MAY_HOLD_SECRET =
+  /gh[pousr]_|github_pat_|AKIA|ASIA|aws|PRIVATE KEY|xox|xapp-|hooks\.slack|k_live_|k_test_|AIza|eyJ|pass|pwd|secret|key|token/i;
+
+/**
  * Values that only stand in for a secret, or refer to one kept elsewhere: templates, environment
  * variables, calls and indexing (`getenv(`, `os.environ[`) and type names.
  */
@@ -154,6 +161,7 @@ function secretSpans(pattern: RegExp, text: string, first: boolean): Span[] {
  */
 export function scanSecrets(text: string): SecretFinding[] {
   const findings: SecretFinding[] = [];
+  if (!MAY_HOLD_SECRET.test(text)) return findings;
   text.split("\n").forEach((line, index) => {
     const found = PATTERNS.find(({ pattern }) => secretSpans(pattern, line, true).length > 0);
     if (found) findings.push({ line: index + 1, kind: found.kind });
@@ -167,6 +175,7 @@ export function scanSecrets(text: string): SecretFinding[] {
  * private-key block. Text without secrets comes back unchanged, and redacting twice changes nothing.
  */
 export function redactSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   const spans = PATTERNS.flatMap(({ pattern }) => secretSpans(pattern, text, false)).sort(
     (a, b) => a.start - b.start || b.end - a.end,
   );
@@ -192,11 +201,25 @@ export function redactSecrets(text: string): string {
  */
 export function redactDeep<T>(value: T): T {
   if (typeof value === "string") return redactSecrets(value) as T;
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item)) as T;
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    Object.defineProperty(out, redactSecrets(key), { value: redactDeep(item), enumerable: true, writable: true });
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item = redactDeep(value[index] as unknown);
+      if (item !== value[index]) (copy ??= [...value])[index] = item;
+    }
+    return (copy ?? value) as T;
   }
-  return out as T;
+  // Untouched values are returned as they are: redacting a clean report allocates nothing.
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const clean = redactSecrets(key);
+    const item = redactDeep(record[key]);
+    if (clean === key && item === record[key]) continue;
+    copy ??= { ...record };
+    if (clean !== key) delete copy[key];
+    Object.defineProperty(copy, clean, { value: item, enumerable: true, writable: true, configurable: true });
+  }
+  return (copy ?? value) as T;
 }

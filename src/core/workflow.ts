@@ -34,10 +34,14 @@ export interface Workflow {
 
 export type WorkflowResult = { ok: true; workflow: Workflow } | { ok: false; issues: ConfigIssue[] };
 
-/** Merges overrides into a preset; later keys override, `null` removes. Pure. */
+/**
+ * Merges overrides into a preset; later keys override, `null` removes. Pure. States and phases are
+ * kept in objects without a prototype, so a name like `constructor` is only ever a name.
+ */
 export function mergeWorkflow(preset: WorkflowDef, override: WorkflowOverrideConfig | undefined): WorkflowDef {
-  if (!override) return preset;
-  const states: Record<string, StateDef> = { ...preset.states };
+  const states = dictionary<StateDef>(preset.states);
+  const phases = dictionary<string | null>(preset.phases);
+  if (!override) return { ...preset, states, phases };
   const dropped = new Set<string>();
   for (const [name, value] of Object.entries(override.states ?? {})) {
     if (value === null) {
@@ -54,7 +58,6 @@ export function mergeWorkflow(preset: WorkflowDef, override: WorkflowOverrideCon
       };
     }
   }
-  const phases: Record<string, string | null> = { ...preset.phases };
   for (const [name, value] of Object.entries(override.phases ?? {})) {
     if (value === null) delete phases[name];
     else phases[name] = value.artifact ?? null;
@@ -284,6 +287,10 @@ function isPlainPath(path: string): boolean {
     !path.startsWith("/") &&
     path.split("/").every((part) => part !== "" && part !== "." && part !== "..")
   );
+}
+
+function dictionary<T>(from: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, from);
 }
 
 function trimSlashes(path: string): string {

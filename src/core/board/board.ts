@@ -253,8 +253,9 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
     const validated = previous.value.tasks as Record<string, LedgerEntry>;
     const tasks: Record<string, LedgerEntry> = {};
     for (const [id, item] of Object.entries(raw.tasks)) {
-      if (Object.hasOwn(before, id) && validated[id] && deepEqual(before[id], item)) {
-        tasks[id] = validated[id];
+      const known = own(validated, id);
+      if (known && Object.hasOwn(before, id) && deepEqual(before[id], item)) {
+        tasks[id] = known;
         continue;
       }
       const entry = LedgerEntrySchema.safeParse(item);
