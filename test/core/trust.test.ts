@@ -494,3 +494,87 @@ describe("5. board ownership", () => {
     expect(report.pending[0]!.message).toContain("quinn escalated a blocker and is retired");
   });
 });
+
+describe("6. secrets never leave the core, whatever field they came in", () => {
+  const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n");
+  const token = `ghp_${"Rt5".repeat(12)}`;
+
+  it("redacts review bodies, owners and paths in the report itself", () => {
+    const defs = [def("a")];
+    const inReview = entry("review", {
+      owner: `${token}/a1`,
+      history: [
+        step("claim", "todo", "in_progress", `${token}/a1`),
+        step("submit", "in_progress", "review", `${token}/a1`, { evidence: `state/evidence/${token}.md` }),
+      ],
+    });
+    const files = { [`state/evidence/${token}.md`]: "ok\n", "state/handoffs/a.md": "ok\n" };
+    const b = snapshot(board(defs, {}, 0));
+    const h = snapshot(board(defs, { a: inReview }, 2, files));
+    const report = evaluate(
+      cfg,
+      b,
+      h,
+      pullRequest(b, h, {
+        reviews: [{ ...approve("quinn", "c1", AT, "CHANGES_REQUESTED"), body: `drop ${token} from the logs` }],
+        permissions: { quinn: "write" },
+      }),
+    );
+    expect(report.records).toEqual([
+      expect.objectContaining({ kind: "reject", reason: "drop [redacted] from the logs" }),
+    ]);
+    expect(codes(report)).toContain("owner-mismatch");
+    expect(JSON.stringify(report)).not.toContain(token);
+    expect(JSON.stringify(report)).not.toContain("Rt5Rt5Rt5Rt5");
+  });
+
+  it("refuses binary and oversized files in the board's folders instead of skipping them", () => {
+    const defs = [def("a")];
+    const b = snapshot(board(defs, {}, 0));
+    const h = snapshot(
+      board(defs, { a: claimed("carol") }, 1, {
+        "state/evidence/a.bin": { kind: "binary", size: 20 },
+        "state/handoffs/a.md": { kind: "oversized", size: 5_000_000 },
+      }),
+    );
+    const report = evaluate(cfg, b, h, pullRequest(b, h));
+    expect(report.violations.map((item) => [item.code, item.path])).toEqual([
+      ["evidence-missing", "state/evidence/a.bin"],
+      ["evidence-missing", "state/handoffs/a.md"],
+    ]);
+  });
+});
+
+describe("9. names from content or config are only ever names", () => {
+  it("survives roles, ids, permissions and phases named after Object.prototype members", () => {
+    const cfg = config(
+      "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\napprovals:\n  approvers: ['role:constructor']\n",
+    );
+    const defs = [def("constructor", { reviewer_role: "toString" }), def("a")];
+    const inReview = entry("review", {
+      owner: "carol",
+      history: [
+        step("claim", "todo", "in_progress", "carol"),
+        step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/c.md" }),
+      ],
+    });
+    const files = { "state/evidence/c.md": "ok\n", "state/handoffs/constructor.md": "ok\n" };
+    const b = snapshot(board(defs, {}, 0));
+    const h = snapshot(board(defs, { constructor: inReview }, 2, files));
+    const report = evaluate(
+      cfg,
+      b,
+      h,
+      pullRequest(b, h, { reviews: [approve("quinn")], permissions: { quinn: "constructor" } }),
+    );
+    expect(report.records).toEqual([]);
+    expect(report.pending[0]!.approvers).toEqual(["role:toString"]);
+    expect(codes(report)).toContain("state-invalid");
+    const ph = run(START, [{ sha: "c1", changes: AWAIT }], {
+      reviews: [approve("bob", "c1")],
+      permissions: { bob: "toString" },
+    });
+    expect(ph.records).toEqual([]);
+    expect(ph.pending[0]!.message).toContain("bob has no known permission");
+  });
+});
