@@ -545,7 +545,7 @@ describe("6. secrets never leave the core, whatever field they came in", () => {
   });
 });
 
-describe("9. names from content or config are only ever names", () => {
+describe("8. names from content or config are only ever names", () => {
   it("survives roles, ids, permissions and phases named after Object.prototype members", () => {
     const cfg = config(
       "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\napprovals:\n  approvers: ['role:constructor']\n",
