@@ -7,7 +7,7 @@ import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
 import type { Explanation, WorkflowModel } from "./model.js";
 import { renderRootOf } from "./paths.js";
 import { staleness } from "./render/stale.js";
-import { isBotCommit } from "./approval.js";
+import { isBotCommit, latestDecisions } from "./approval.js";
 import type { ReadLimits, SnapshotScope, TaskRepository } from "./port.js";
 import type { PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./types.js";
 
@@ -105,19 +105,23 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
 /** At most this many other commits are read per check; reviews of further commits never count. */
 export const MAX_REVISIONS = 40;
 
-/** The commits the approval rules look into besides the head: reviewed commits, bot commits and their parents. */
+/**
+ * The commits the approval rules look into besides the head, most needed first: bot commits and their
+ * parents (without them no record stands), the commits of each reviewer's latest decision (they open
+ * gates), then the commits of earlier reviews, newest first (they back recorded decisions).
+ */
 export function wantedRevisions(config: Config, pr: PrContext): string[] {
   const wanted = new Set<string>();
-  for (const review of pr.reviews) {
-    if ((review.state === "APPROVED" || review.state === "CHANGES_REQUESTED") && review.commit_id) {
-      wanted.add(review.commit_id);
-    }
-  }
   for (const commit of pr.commits) {
     if (!isBotCommit(commit, config)) continue;
     wanted.add(commit.sha);
     for (const parent of commit.parents ?? []) wanted.add(parent);
   }
+  const decisive = (review: Review) => review.state === "APPROVED" || review.state === "CHANGES_REQUESTED";
+  for (const review of latestDecisions(pr.reviews))
+    if (decisive(review) && review.commit_id) wanted.add(review.commit_id);
+  for (const review of [...pr.reviews].reverse())
+    if (decisive(review) && review.commit_id) wanted.add(review.commit_id);
   if (pr.headSha) wanted.delete(pr.headSha);
   return [...wanted].slice(0, MAX_REVISIONS);
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/core/evaluate.js";
+import { MAX_REVISIONS, wantedRevisions } from "../../src/core/service.js";
 import type { Report } from "../../src/core/types.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import {
@@ -95,6 +96,22 @@ describe("1. recorded decisions count only when the bot's own commit added them"
     expect(recorded.conclusion).toBe("success");
   });
 
+  it("holds a recorded human_intervention exit to the exit the reviewer approved", () => {
+    const done = { ...SPEC, "BUG_REPORT.md": "b", "ADVERSARIAL_BUG_REPORT.md": "a", "DOC_REVIEW.md": "d" };
+    const start = task("t1", "human_intervention", { ...done, "VERDICT.md": "FAIL\n" });
+    const steps = (final: string): Step[] => [
+      { sha: "c1", changes: { "tasks/t1/.state": "implement\n" } },
+      botStep("c2", { "tasks/t1/.state.approvals": line("human_intervention", "bob") }),
+      { sha: "c3", changes: { "tasks/t1/.state": final } },
+    ];
+    // Approved back to implement; then the author turns the same exit into `complete`.
+    const retargeted = run(start, steps("complete\n"), { reviews: [approve("bob", "c1")] });
+    expect(retargeted.conclusion).toBe("failure");
+    expect(retargeted.records).toEqual([]);
+    const onward = run(start, steps("bug_find\n"), { reviews: [approve("bob", "c1")] });
+    expect(onward.violations).toEqual([]);
+  });
+
   it("lets one review record one gate of a task, never two", () => {
     const steps: Step[] = [
       { sha: "c1", changes: AWAIT },
@@ -166,6 +183,16 @@ describe("1. recorded decisions count only when the bot's own commit added them"
 });
 
 describe("2. a commit is the bot's only when GitHub says so", () => {
+  it("reads the bot's commits first when it must choose which commits to read", () => {
+    const reviews = Array.from({ length: 60 }, (_, index) =>
+      approve(`r${index}`, `review-${index}`, `2026-11-01T10:${String(index).padStart(2, "0")}:00Z`),
+    );
+    const { pr } = prHistory(START, [{ sha: "c1", changes: AWAIT }, botStep("c2", RECORD)], { reviews });
+    const wanted = wantedRevisions(phases, pr);
+    expect(wanted).toHaveLength(MAX_REVISIONS);
+    expect(wanted.slice(0, 1)).toEqual(["c1"]);
+  });
+
   const recordAs = (extra: Partial<Step>) =>
     run(
       START,

@@ -11,7 +11,7 @@ import { classifyPaths, firstRewrite, frameworkViolations, taskMissing } from ".
 import type { FileEntry, PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
-import { botWrites, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
+import { botWrites, gateKey, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
 import { checkArtifacts, hasLooped, readVerdict } from "./rules.js";
 import {
   APPROVALS_FILE,
@@ -241,7 +241,8 @@ function judgeTask(ctx: TaskContext): void {
   );
   findings.violations.push(...lines.violations);
   const gateRecorded = (edge: EdgeDef) =>
-    (lines.backed.get(workflow.gatePhase(edge))?.size ?? 0) >= gatePolicy(config, workflow.gatePhase(edge)).count;
+    (lines.backed.get(gateKey(workflow.gatePhase(edge), edge.to))?.size ?? 0) >=
+    gatePolicy(config, workflow.gatePhase(edge)).count;
 
   const path = from === to ? [] : workflow.findPath(from, to, (edge) => (edge.gate && !gateRecorded(edge) ? 1 : 0));
   if (path === undefined) {

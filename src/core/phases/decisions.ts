@@ -104,7 +104,7 @@ export function botGateOf(workflow: Workflow, phase: string) {
 }
 
 export interface LineJudgement {
-  /** Phase → lower-cased logins of the lines that stand. */
+  /** `gateKey(phase, target)` → lower-cased logins of the lines that stand for that exit of the gate. */
   readonly backed: Map<string, Set<string>>;
   /** Phases with a line that does not stand (already reported). */
   readonly claimed: Set<string>;
@@ -168,11 +168,21 @@ export function judgeNewLines(
       continue;
     }
     used.add(key);
-    const logins = backed.get(line.phase) ?? new Set<string>();
-    logins.add(line.login.toLowerCase());
-    backed.set(line.phase, logins);
+    // A line backs the exit the bot saw when it recorded it: the state it wrote (a bot gate) or the
+    // state the author had proposed (other gates), never another exit of the same gate.
+    for (const target of new Set(addedBy.map((commit) => writes!.states.get(commit.sha)?.to))) {
+      if (target === undefined) continue;
+      const logins = backed.get(gateKey(line.phase, target)) ?? new Set<string>();
+      logins.add(line.login.toLowerCase());
+      backed.set(gateKey(line.phase, target), logins);
+    }
   }
   return { backed, claimed, violations };
+}
+
+/** The key of one exit of a gate: its phase and the state it leads to. */
+export function gateKey(phase: string, target: string): string {
+  return `${phase}\u0000${target}`;
 }
 
 /** Bot commits that added a line the way the bot records it (with the state write of a bot gate). */
