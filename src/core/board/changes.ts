@@ -24,7 +24,7 @@ import {
   type Board,
 } from "./board.js";
 import { boardBotWrites, type BoardWrites } from "./decisions.js";
-import { edgeFor, implicitEntry, type Definition, type LedgerEntry } from "./formats.js";
+import { edgeFor, implicitEntry, type Definition, type HistoryEntry, type LedgerEntry } from "./formats.js";
 import { ownedBy, ownerKey, sameOwner } from "./owners.js";
 import { rolePolicy, subjectFor, unblockTarget, unknownRoles } from "./policy.js";
 import { applyAction } from "./records.js";
@@ -234,7 +234,17 @@ function checkLedgerEntry(ctx: BoardContext, id: string, outcome: LedgerOutcome)
   const fromStatus = before?.status ?? "todo";
   if (fromStatus !== after.status) ctx.findings.transitions.push({ task: id, from: fromStatus, to: after.status });
   const count = ctx.findings.violations.length;
-  const added = judgeEntry(ctx, id, definition, before ?? implicitEntry(), after, outcome);
+  const task: EntryTask = {
+    id,
+    definition,
+    start: before ?? implicitEntry(),
+    after,
+    subject: subjectFor(config, head, definition, id, ctx.writes, ctx.retired),
+    where:
+      (...path) =>
+      () => ({ path: options.ledger, line: head.ledgerLine(id, ...path) }),
+  };
+  const added = judgeEntry(ctx, task, outcome);
   outcome.newEntries += added;
   const legal = ctx.findings.violations.length === count;
   if (legal && (after.status === "in_progress" || after.status === "review") && after.owner) {
@@ -242,26 +252,26 @@ function checkLedgerEntry(ctx: BoardContext, id: string, outcome: LedgerOutcome)
   }
 }
 
+/** One ledger entry a pull request changes, as its rules see it. */
+interface EntryTask {
+  readonly id: string;
+  readonly definition: Definition;
+  /** The entry at the base (or the implicit `todo` entry), and as the pull request leaves it. */
+  readonly start: LedgerEntry;
+  readonly after: LedgerEntry;
+  readonly subject: ApprovalSubject;
+  where(...path: (string | number)[]): Where;
+}
+
 /** Judges the new history entries of one task, then the entry they lead to; returns how many there were. */
-function judgeEntry(
-  ctx: BoardContext,
-  id: string,
-  definition: Definition,
-  start: LedgerEntry,
-  after: LedgerEntry,
-  outcome: LedgerOutcome,
-): number {
-  const { head, config } = ctx;
-  const options = config.board;
-  const where =
-    (...path: (string | number)[]): Where =>
-    () => ({ path: options.ledger, line: head.ledgerLine(id, ...path) });
+function judgeEntry(ctx: BoardContext, task: EntryTask, outcome: LedgerOutcome): number {
+  const { id, start, after } = task;
   const rewritten = firstRewrite(start.history, after.history, deepEqual);
   if (rewritten >= 0) {
     ctx.push(
       violation("history-rewritten", {
         task: id,
-        ...where("history", Math.min(rewritten, Math.max(0, after.history.length - 1)))(),
+        ...task.where("history", Math.min(rewritten, Math.max(0, after.history.length - 1)))(),
         message: `history entry ${rewritten + 1} of ${id} was changed or removed`,
         hint: "Restore it exactly; history is append-only.",
       }),
@@ -269,14 +279,44 @@ function judgeEntry(
     return 0;
   }
   const added = after.history.slice(start.history.length);
-  const subject = subjectFor(config, head, definition, id, ctx.writes, ctx.retired);
+  const replay = replayHistory(ctx, task, added, outcome);
+  // An entry created without history is an external resolver waiting for release (its shape is
+  // judged with the new definitions); any other entry is what its history makes it.
+  const externalStart =
+    added.length === 0 && !own(ctx.base.ledger.tasks, id) && ctx.added.has(id) && task.definition.external;
+  if (!externalStart) compareEntry(ctx, task, replay.entry);
+  if (replay.rejectedAt >= 0 && replay.approvedAt < replay.rejectedAt) {
+    const reject = added[replay.rejectedAt]!;
+    ctx.push(
+      violation("review-rejected", {
+        task: id,
+        ...task.where("history", start.history.length + replay.rejectedAt)(),
+        message: `${reject.by} rejected ${id}${reject.note ? `: ${oneLine(reject.note)}` : ""}`,
+      }),
+    );
+  }
+  if (after.status === "review") {
+    for (const key of replay.used) (task.subject.used as Set<string>).add(key);
+    gateReview(ctx, task);
+  }
+  return added.length;
+}
+
+/** Replays new history entries one action rule at a time; the entry they lead to, and what they did. */
+function replayHistory(
+  ctx: BoardContext,
+  task: EntryTask,
+  added: readonly HistoryEntry[],
+  outcome: LedgerOutcome,
+): { entry: LedgerEntry; used: Set<string>; rejectedAt: number; approvedAt: number } {
+  const { id, start } = task;
   const used = new Set<string>();
   const rejected = rejectedOwners(start);
   let entry = start;
   let rejectedAt = -1;
   let approvedAt = -1;
   added.forEach((item, index) => {
-    const at = where("history", start.history.length + index);
+    const at = task.where("history", start.history.length + index);
     if (item.from !== entry.status || !edgeFor(item.from, item.to, item.action)) {
       ctx.push(
         violation("illegal-transition", {
@@ -292,52 +332,23 @@ function judgeEntry(
       return;
     }
     const action: ActionContext = {
-      config,
-      pr: ctx.pr,
-      judge: ctx.judge,
-      base: ctx.base,
-      head,
+      ...ctx,
       id,
-      definition,
-      after,
+      definition: task.definition,
+      after: task.after,
       item,
       entry,
       at,
-      subject,
-      writes: ctx.writes,
-      maintainer: ctx.maintainer,
-      added: ctx.added,
-      retired: ctx.retired,
+      subject: task.subject,
       rejected,
       used,
-      push: ctx.push,
-      findings: ctx.findings,
     };
     entry = ACTION_RULES[item.action](action);
     if (item.action === "escalate") for (const resolver of entry.blocked_by) outcome.resolvers.add(resolver);
     if (item.action === "reject") rejectedAt = index;
     if (item.action === "approve") approvedAt = index;
   });
-  // An entry created without history is an external resolver waiting for release (its shape is
-  // judged with the new definitions); any other entry is what its history makes it.
-  const externalStart =
-    added.length === 0 && !own(ctx.base.ledger.tasks, id) && ctx.added.has(id) && definition.external;
-  if (!externalStart) compareEntry(ctx, id, start, entry, after, where);
-  if (rejectedAt >= 0 && approvedAt < rejectedAt) {
-    const reject = added[rejectedAt]!;
-    ctx.push(
-      violation("review-rejected", {
-        task: id,
-        ...where("history", start.history.length + rejectedAt)(),
-        message: `${reject.by} rejected ${id}${reject.note ? `: ${oneLine(reject.note)}` : ""}`,
-      }),
-    );
-  }
-  if (after.status === "review") {
-    for (const key of used) (subject.used as Set<string>).add(key);
-    gateReview(ctx, id, definition, subject);
-  }
-  return added.length;
+  return { entry, used, rejectedAt, approvedAt };
 }
 
 /** Owner keys whose submission of a task was rejected in its history. */
@@ -355,14 +366,8 @@ function rejectedOwners(entry: LedgerEntry): Set<string> {
  * The entry the pull request wrote against the one its history leads to: status, owner and every
  * other key (`blocked_by`, `external_wait`, keys taskgate does not know) change only by history.
  */
-function compareEntry(
-  ctx: BoardContext,
-  id: string,
-  start: LedgerEntry,
-  expected: LedgerEntry,
-  after: LedgerEntry,
-  where: (...path: (string | number)[]) => Where,
-): void {
+function compareEntry(ctx: BoardContext, task: EntryTask, expected: LedgerEntry): void {
+  const { id, start, after, where } = task;
   const keys = new Set([...Object.keys(expected), ...Object.keys(after)]);
   keys.delete("history");
   for (const key of [...keys].sort()) {
@@ -422,8 +427,9 @@ function compareEntry(
 }
 
 /** A task in review: approve or reject from the reviews, or wait. */
-function gateReview(ctx: BoardContext, id: string, definition: Definition, subject: ApprovalSubject): void {
+function gateReview(ctx: BoardContext, task: EntryTask): void {
   const { config, head } = ctx;
+  const { id, definition, subject } = task;
   const reviewerRole = unknownRoles(config, head, definition).filter((item) => item.message.includes("reviewer_role"));
   ctx.findings.violations.push(...reviewerRole);
   const judgement = ctx.judge.judgeGate("review", subject, rolePolicy(config, "review", definition.reviewer_role));

@@ -2,7 +2,8 @@
  * Rules of the `phases` model that judge one task as it stands at one revision: artifacts required,
  * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line.
  */
-import type { FileEntry, Violation } from "../types.js";
+import { isEmptyFile } from "../scope.js";
+import type { Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
 import { describeKind, type PhasesTask } from "./tasks.js";
@@ -91,7 +92,7 @@ export function checkArtifacts(workflow: Workflow, task: PhasesTask, check: Arti
           hint: `Write ${path} before leaving ${phase}.`,
         }),
       );
-    } else if (isEmpty(entry)) {
+    } else if (isEmptyFile(entry)) {
       out.push(
         violation("artifact-empty", {
           task: task.id,
@@ -165,11 +166,6 @@ export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: str
     );
   }
   return out;
-}
-
-function isEmpty(entry: FileEntry): boolean {
-  if (entry.size === 0) return true;
-  return entry.kind === "file" && entry.text !== undefined && !/\S/.test(entry.text);
 }
 
 function escapeRegExp(text: string): string {
