@@ -162,17 +162,17 @@ const submit: ActionRule = (ctx) => {
   const options = ctx.config.board;
   ctx.findings.violations.push(
     ...checkReferencedFile(head.snapshot, id, "evidence", item.evidence, options.evidence_dir, ctx.at),
-    ...checkReferencedFile(
-      head.snapshot,
-      id,
-      "handoff",
-      item.handoff ?? handoffPath(options, id),
-      options.handoffs_dir,
-      ctx.at,
-    ),
+    ...handoffProblems(ctx),
   );
   return applyAction(ctx.entry, item);
 };
+
+/** The handoff a submit or an escalation names (or the task's default one) exists and is usable. */
+function handoffProblems(ctx: ActionContext): Violation[] {
+  const options = ctx.config.board;
+  const path = ctx.item.handoff ?? handoffPath(options, ctx.id);
+  return checkReferencedFile(ctx.head.snapshot, ctx.id, "handoff", path, options.handoffs_dir, ctx.at);
+}
 
 const escalate: ActionRule = (ctx) => {
   const { id, item, head, entry, after } = ctx;
@@ -194,14 +194,7 @@ const escalate: ActionRule = (ctx) => {
       options.issues_dir,
       ctx.at,
     ),
-    ...checkReferencedFile(
-      head.snapshot,
-      id,
-      "handoff",
-      item.handoff ?? handoffPath(options, id),
-      options.handoffs_dir,
-      ctx.at,
-    ),
+    ...handoffProblems(ctx),
   );
   // Resolvers are added only here, and only new tasks of this pull request; none is removed.
   const where = () => ({ path: options.ledger, line: head.ledgerLine(id, "blocked_by") });
