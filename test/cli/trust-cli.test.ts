@@ -267,3 +267,78 @@ describe("committing what `taskgate render` writes", () => {
     }
   });
 });
+
+describe("retracted reviews and board ownership on a real repository", () => {
+  it("refuses the bot's record once the review behind it is dismissed", async () => {
+    const repo = repoWith({
+      ".github/taskgate.yml": "preset: phases\n",
+      "tasks/login/.state": "research\n",
+      "tasks/login/SPEC.md": "spec\n",
+    });
+    repo.git("checkout", "-q", "-b", "pr");
+    repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
+    const reviewed = repo.commit("ready", "carol");
+    repo.write({
+      "tasks/login/.state": "research:approved\n",
+      "tasks/login/.state.approvals": "research:approved|2026-11-01T10:00:00Z|bob\n",
+    });
+    const recording = repo.commit("record", "taskgate[bot]");
+    const approval = {
+      user: { login: "bob" },
+      state: "APPROVED",
+      commit_id: reviewed,
+      submitted_at: "2026-11-01T10:00:00Z",
+    };
+    const pr = (reviews: unknown[]) =>
+      prJson({
+        author: "carol",
+        reviews,
+        commits: [{ sha: recording, author: { login: "taskgate[bot]" } }],
+        permissions: { bob: "write" },
+      });
+    const standing = await runCli(["check", "--base", "main", "--head", "pr", "--pr", pr([approval])], repo.dir);
+    expect(standing.code).toBe(0);
+    const later = { ...approval, state: "DISMISSED", commit_id: recording, submitted_at: "2026-11-01T11:00:00Z" };
+    const retracted = await runCli(
+      ["check", "--base", "main", "--head", "pr", "--pr", pr([approval, later]), "--format", "json"],
+      repo.dir,
+    );
+    expect(retracted.code).toBe(1);
+    expect(retracted.json()).toMatchObject({
+      violations: [{ code: "approval-forged", path: "tasks/login/.state.approvals", line: 1 }],
+    });
+  });
+
+  it("refuses edits to another owner's entry and never opens its paths; owners compare without case", async () => {
+    const defs = [def("api", { paths: ["src/api/**"] }), def("ui", { paths: ["src/ui/**"] })];
+    const repo = repoWith({
+      ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n",
+      ...(board(defs, { api: claimed("dave/x") }, 1) as Record<string, string>),
+      "src/api/x.ts": "1\n",
+    });
+    repo.git("checkout", "-q", "-b", "pr");
+    repo.write({
+      ...(board(defs, { api: { ...claimed("dave/x"), note: "mine now" } as never }, 1) as Record<string, string>),
+      "src/api/x.ts": "2\n",
+    });
+    repo.commit("take over", "carol");
+    const run = await runCli(["check", "--base", "main", "--head", "pr", "--format", "json"], repo.dir);
+    expect(run.code).toBe(1);
+    const found = run.json<{ violations: { code: string; path: string }[] }>().violations;
+    expect(found.map((item) => [item.code, item.path])).toEqual([
+      ["out-of-scope", "src/api/x.ts"],
+      ["owner-mismatch", "state/tasks.json"],
+    ]);
+
+    repo.git("checkout", "-q", "-b", "claim", "main");
+    repo.write({
+      ...(board(defs, { api: claimed("dave/x"), ui: claimed("Carol/Agent-1") }, 2) as Record<string, string>),
+    });
+    repo.commit("claim ui", "carol");
+    const claim = await runCli(
+      ["check", "--base", "main", "--head", "claim", "--pr", prJson({ author: "carol" })],
+      repo.dir,
+    );
+    expect(claim.code).toBe(0);
+  });
+});
