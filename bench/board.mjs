@@ -23,7 +23,6 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const TASKS = intFromEnv("BENCH_TASKS", 10_000, 100);
 const TARGET_RATIO = 3;
 const TARGET_CHECK_MS = 1000;
-const CONFIG = "preset: board\nroles:\n  qa: [quinn]\n";
 
 if (!existsSync(join(ROOT, "dist/core/service.js"))) {
   console.error("bench: dist/core/service.js is missing: run npm run build first");
@@ -38,6 +37,9 @@ const { readLimits } = await load("dist/core/config.js");
 // The synthetic board
 
 const ROLES = ["front", "backend", "protocol", "crypto", "storage", "media", "realtime", "security", "qa", "docs"];
+// Every role a definition names is configured; the PR's author, carol, is a maintainer (its pull
+// request also plans a new task).
+const CONFIG = `preset: board\nmaintainers: [carol]\nroles:\n${ROLES.map((role) => `  ${role}: [${role === "qa" ? "quinn" : "carol"}]`).join("\n")}\n`;
 const id = (n) => `T${String(n).padStart(5, "0")}`;
 const at = (n) => `2026-0${1 + (n % 9)}-${String(1 + (n % 28)).padStart(2, "0")}T10:00:00Z`;
 

@@ -252,6 +252,8 @@ function checkLedgerEntry(ctx: BoardContext, id: string, outcome: LedgerOutcome)
   }
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 /** One ledger entry a pull request changes, as its rules see it. */
 interface EntryTask {
   readonly id: string;
@@ -315,6 +317,19 @@ function replayHistory(
   let entry = start;
   let rejectedAt = -1;
   let approvedAt = -1;
+  // One context for the task; each history entry only swaps the entry it judges.
+  const action: Mutable<ActionContext> = {
+    ...ctx,
+    id,
+    definition: task.definition,
+    after: task.after,
+    item: added[0]!,
+    entry,
+    at: task.where("history"),
+    subject: task.subject,
+    rejected,
+    used,
+  };
   added.forEach((item, index) => {
     const at = task.where("history", start.history.length + index);
     if (item.from !== entry.status || !edgeFor(item.from, item.to, item.action)) {
@@ -331,18 +346,9 @@ function replayHistory(
       entry = applyAction(entry, item);
       return;
     }
-    const action: ActionContext = {
-      ...ctx,
-      id,
-      definition: task.definition,
-      after: task.after,
-      item,
-      entry,
-      at,
-      subject: task.subject,
-      rejected,
-      used,
-    };
+    action.item = item;
+    action.entry = entry;
+    action.at = at;
     entry = ACTION_RULES[item.action](action);
     if (item.action === "escalate") for (const resolver of entry.blocked_by) outcome.resolvers.add(resolver);
     if (item.action === "reject") rejectedAt = index;

@@ -16,10 +16,13 @@ export type BoardWrites = Map<string, { item: HistoryEntry; commits: PrCommit[] 
 
 const boards = new WeakMap<Snapshot, Board>();
 
-/** The board of a view (read once per snapshot). */
-export function boardIn(config: Config, snapshot: Snapshot): Board {
+/**
+ * The board of a view, read once per snapshot; `like` (the head) lets unchanged parts of the ledger
+ * reuse what was validated there.
+ */
+export function boardIn(config: Config, snapshot: Snapshot, like?: Snapshot): Board {
   let board = boards.get(snapshot);
-  if (!board) boards.set(snapshot, (board = readBoard(snapshot, config.board)));
+  if (!board) boards.set(snapshot, (board = readBoard(snapshot, config.board, like)));
   return board;
 }
 
@@ -35,8 +38,9 @@ export function boardBotWrites(config: Config, pr: PrContext, judge: ApprovalJud
     const view = judge.view(commit.sha);
     const parents = (commit.parents ?? []).map((sha) => judge.view(sha));
     if (!view || parents.length === 0 || parents.some((parent) => parent === undefined)) continue;
-    const after = boardIn(config, view.snapshot);
-    const before = parents.map((parent) => boardIn(config, parent!.snapshot));
+    const like = judge.headRevision.snapshot;
+    const after = boardIn(config, view.snapshot, like);
+    const before = parents.map((parent) => boardIn(config, parent!.snapshot, like));
     if (after.problems.length > 0 || before.some((board) => board.problems.length > 0)) continue;
     for (const [id, entry] of Object.entries(after.ledger.tasks)) {
       const previous = before.map((board) => entryOf(board, id).history);
