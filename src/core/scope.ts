@@ -5,7 +5,7 @@
  */
 import { principalMatcher } from "./approval.js";
 import type { Config } from "./config.js";
-import { frameworkMatcher, renderRootOf } from "./paths.js";
+import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "./paths.js";
 import type { ChangedFile, FileEntry, PrContext, Violation } from "./types.js";
 import { violation } from "./violations.js";
 
@@ -42,7 +42,7 @@ export function classifyPaths(
   for (const path of changedPathsOf(files)) {
     if (isOwn(path)) continue;
     if (isFramework(path)) framework.push(path);
-    else if (path.startsWith(renderPrefix)) rendered.push(path);
+    else if (path.startsWith(renderPrefix) && !isSuspiciousPath(path)) rendered.push(path);
     else project.push(path);
   }
   return { framework, rendered, project };

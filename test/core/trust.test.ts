@@ -605,3 +605,30 @@ describe("8. names from content or config are only ever names", () => {
     expect(ph.pending[0]!.message).toContain("bob has no known permission");
   });
 });
+
+describe("7. what `taskgate render` writes is within every scope", () => {
+  it("accepts rendered files with a phases task's move and alone, never as a way into other files", () => {
+    const withRender = run(START, [{ sha: "c1", changes: { ...AWAIT, "docs/status/matrix.md": "x\n" } }]);
+    expect(withRender.violations).toEqual([]);
+    const alone = run(START, [{ sha: "c1", changes: { "docs/status/cards/t1.md": "x\n" } }]);
+    expect(alone).toMatchObject({ conclusion: "success", violations: [] });
+    const sneaky = run(START, [
+      { sha: "c1", changes: { "docs/status/../../src/app.ts": "x\n", "docs/statusx.md": "y" } },
+    ]);
+    expect(codes(sneaky)).toEqual(["task-missing"]);
+  });
+});
+
+describe("8. input built to crash the check", () => {
+  it("refuses deeply nested board files with a violation naming the line", () => {
+    const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n");
+    const deep = `{"revision": 1,\n"tasks": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`;
+    const b = snapshot(board([def("a")], {}, 0));
+    const h = snapshot({ ...board([def("a")], {}, 0), "state/tasks.json": deep });
+    const report = evaluate(cfg, b, h, pullRequest(b, h));
+    expect(report.violations).toEqual([
+      expect.objectContaining({ code: "state-invalid", path: "state/tasks.json", line: 2 }),
+    ]);
+    expect(report.violations[0]!.message).toContain("nested more than 64 levels deep");
+  });
+});
