@@ -436,6 +436,15 @@ describe("5. board ownership", () => {
     expect(codes(stolen)).toContain("out-of-scope");
   });
 
+  it("reads a `!glob` in a task's paths as an exclusion, never as everything else", () => {
+    const narrow = [def("a", { paths: ["src/a/**", "!src/a/gen/**"] }), def("b")];
+    const claim = (files: Record<string, string>) =>
+      check(board(narrow, {}, 0), board(narrow, { a: claimed("carol") }, 1, files));
+    expect(claim({ "src/a/x.ts": "x" }).conclusion).toBe("success");
+    expect(codes(claim({ "src/a/gen/x.ts": "x" }))).toEqual(["out-of-scope"]);
+    expect(codes(claim({ "src/b/x.ts": "x", "README.md": "y" }))).toEqual(["out-of-scope", "out-of-scope"]);
+  });
+
   it("adds resolvers only by escalation and removes them only by the bot's unblock", () => {
     const issue = { "state/issues/a-a1.json": "{}\n", "state/handoffs/a.md": "blocked\n" };
     const escalated = (blockedBy: string[]) =>

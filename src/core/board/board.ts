@@ -575,11 +575,25 @@ export function handoffPath(options: BoardConfig, id: string): string {
   return `${options.handoffs_dir}/${id}.md`;
 }
 
-/** The files of the board's own folders a task may write: its handoff, issue reports and any evidence. */
-export function isTaskMetadata(options: BoardConfig, id: string, path: string): boolean {
-  return (
-    path === handoffPath(options, id) ||
-    (path.startsWith(`${options.issues_dir}/${id}-`) && path.endsWith(".json")) ||
-    path.startsWith(`${options.evidence_dir}/`)
-  );
+/**
+ * Does a file of the board's own folders belong to one of `tasks`: its handoff, one of its issue
+ * reports, or any evidence (evidence is named freely)? Looks the task up from the file name.
+ */
+export function isTaskMetadata(options: BoardConfig, tasks: ReadonlySet<string>, path: string): boolean {
+  if (tasks.size === 0) return false;
+  if (path.startsWith(`${options.evidence_dir}/`)) return true;
+  const handoffs = `${options.handoffs_dir}/`;
+  if (path.startsWith(handoffs) && path.endsWith(".md")) {
+    const id = path.slice(handoffs.length, -".md".length);
+    if (tasks.has(id) && path === handoffPath(options, id)) return true;
+  }
+  const issues = `${options.issues_dir}/`;
+  if (path.startsWith(issues) && path.endsWith(".json")) {
+    const name = path.slice(issues.length);
+    // `<id>-<agent>.json`: ids and agents may hold `-`, so try every split.
+    for (let dash = name.indexOf("-"); dash > 0; dash = name.indexOf("-", dash + 1)) {
+      if (tasks.has(name.slice(0, dash))) return true;
+    }
+  }
+  return false;
 }

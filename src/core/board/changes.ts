@@ -8,7 +8,7 @@ import type { Config } from "../config.js";
 import { deepEqual } from "../json.js";
 import { emptyFindings, type Findings } from "../model.js";
 import { own } from "../objects.js";
-import { globMatcher } from "../paths.js";
+import { globIndex } from "../paths.js";
 import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../scope.js";
 import type { PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
@@ -319,7 +319,17 @@ function replayHistory(
   let approvedAt = -1;
   // One context for the task; each history entry only swaps the entry it judges.
   const action: Mutable<ActionContext> = {
-    ...ctx,
+    config: ctx.config,
+    pr: ctx.pr,
+    judge: ctx.judge,
+    base: ctx.base,
+    head: ctx.head,
+    writes: ctx.writes,
+    maintainer: ctx.maintainer,
+    added: ctx.added,
+    retired: ctx.retired,
+    push: ctx.push,
+    findings: ctx.findings,
     id,
     definition: task.definition,
     after: task.after,
@@ -549,16 +559,16 @@ function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOu
   const options = config.board;
   const stateDirs = [options.evidence_dir, options.handoffs_dir, options.issues_dir];
   const paths = classifyPaths(config, pr.files, (path) => path === options.ledger || path === options.definitions);
-  const matchers = [...outcome.executing].map((id) => ({
-    id,
-    match: globMatcher(head.definitions.get(id)?.paths ?? []),
-  }));
+  const owners = globIndex(
+    new Map([...outcome.executing].map((id) => [id, head.definitions.get(id)?.paths ?? []] as const)),
+  );
+  const working = [...outcome.executing].sort();
   const problems: Violation[] = [...frameworkViolations(paths.framework)];
   for (const path of paths.project) {
     if (stateDirs.some((dir) => path.startsWith(`${dir}/`))) {
       const entry = headSnapshot.files.get(path);
       if (entry) ctx.findings.violations.push(...secretProblems(entry));
-      if (![...outcome.touched].some((id) => isTaskMetadata(options, id, path))) {
+      if (!isTaskMetadata(options, outcome.touched, path)) {
         problems.push(
           violation("out-of-scope", {
             path,
@@ -569,14 +579,13 @@ function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOu
       }
       continue;
     }
-    if (matchers.some(({ match }) => match(path))) continue;
-    const working = matchers.map(({ id }) => id);
+    if (owners(path).length > 0) continue;
     problems.push(
       violation("out-of-scope", {
         path,
         message:
           working.length > 0
-            ? `${path} is outside the paths of ${working.join(", ")}`
+            ? `${path} is outside the paths of ${working.slice(0, 5).join(", ")}${working.length > 5 ? ` and ${working.length - 5} more` : ""}`
             : `${path} is a project file, but this pull request works on no task of its author's in progress`,
         hint: "A shared file outside the task's paths is a separate task, not part of this one.",
       }),
