@@ -72,6 +72,11 @@ export interface RecordedDecision {
   readonly state: "APPROVED" | "CHANGES_REQUESTED";
   /** Bot commits of the pull request that added exactly this decision. */
   readonly addedBy: readonly PrCommit[];
+  /**
+   * The decision ends the task's work (a board approval): the task must also be at the head as the
+   * reviewer saw it, so nothing slips in after the approval was recorded.
+   */
+  readonly final?: boolean;
 }
 
 const RANK: Readonly<Record<Permission, number>> = {
@@ -281,7 +286,10 @@ export class ApprovalJudge {
         continue;
       }
       const stale = this.staleness(review, reviewed, parent, subject);
-      if (!stale) return verdict;
+      if (!stale) {
+        const later = decision.final ? this.staleness(review, reviewed, this.head, subject) : undefined;
+        return later ? no("stale", `${later}, after the approval was recorded`, review) : verdict;
+      }
       why ??= stale;
     }
     return no("stale", why ?? "it was recorded on changed content", review);

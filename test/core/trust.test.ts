@@ -320,6 +320,45 @@ describe("3. staleness is judged by content, not by the list of commits", () => 
   });
 });
 
+describe("3b. a board approval covers the task's files as the pull request leaves them", () => {
+  const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n");
+  const defs = [def("a")];
+  const files = { "state/evidence/a.md": "ok\n", "state/handoffs/a.md": "ok\n" };
+  const inReview = entry("review", {
+    owner: "carol",
+    history: [
+      step("claim", "todo", "in_progress", "carol"),
+      step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/a.md" }),
+    ],
+  });
+  const done = entry("done", {
+    history: [...inReview.history, step("approve", "review", "done", "quinn", { at: AT })],
+  });
+  const steps = (after: Record<string, string>): Step[] => [
+    { sha: "c1", files: board(defs, { a: inReview }, 2, { ...files, "src/a/x.ts": "reviewed\n" }) },
+    botStep("c2", {}, { files: board(defs, { a: done }, 3, { ...files, "src/a/x.ts": "reviewed\n" }) }),
+    { sha: "c3", changes: after },
+  ];
+  const judge = (after: Record<string, string>) => {
+    const { base, head, pr } = prHistory(board(defs, {}, 0), steps(after), {
+      reviews: [approve("quinn", "c1", AT)],
+      permissions: { quinn: "write" },
+    });
+    return evaluate(cfg, base, head, pr);
+  };
+
+  it("lets the claim, the work, the submission and the bot's approval merge together", () => {
+    expect(judge({ "docs/notes.md": "x" }).violations.map((item) => item.path)).toEqual(["docs/notes.md"]);
+    expect(judge({}).conclusion).toBe("success");
+  });
+
+  it("refuses a change to the task's files after the approval was recorded", () => {
+    const report = judge({ "src/a/x.ts": "slipped in after the approval\n" });
+    expect(codes(report)).toEqual(["out-of-scope", "approval-stale"]);
+    expect(report.violations[1]!.message).toContain("after the approval was recorded");
+  });
+});
+
 describe("4. a retracted review backs nothing", () => {
   const recorded: Step[] = [{ sha: "c1", changes: AWAIT }, botStep("c2", RECORD)];
 

@@ -256,7 +256,7 @@ function reviewOutcome(ctx: ActionContext, state: "APPROVED" | "CHANGES_REQUESTE
           detail: `the review at ${review.at} already records another decision on ${id}; each decision needs its own review`,
         }
       : ctx.judge.judgeRecord(
-          { gate: "review", login: review.by, at: review.at, state, addedBy: commits },
+          { gate: "review", login: review.by, at: review.at, state, addedBy: commits, final: state === "APPROVED" },
           ctx.subject,
           policy,
         );

@@ -54,6 +54,8 @@ interface LedgerOutcome {
   readonly executing: Set<string>;
   /** Resolvers named by the escalations of this pull request. */
   readonly resolvers: Set<string>;
+  /** Tasks the author owned (or their agents did) at some point of this pull request's history. */
+  readonly authorWork: Set<string>;
   /** History entries added across the ledger. */
   newEntries: number;
 }
@@ -87,7 +89,13 @@ export function evaluateBoard(config: Config, baseSnapshot: Snapshot, headSnapsh
     push,
   };
   const touched = checkDefinitions(ctx);
-  const outcome: LedgerOutcome = { touched, executing: new Set(), resolvers: new Set(), newEntries: 0 };
+  const outcome: LedgerOutcome = {
+    touched,
+    executing: new Set(),
+    resolvers: new Set(),
+    authorWork: new Set(),
+    newEntries: 0,
+  };
   const ids = new Set([...Object.keys(base.ledger.tasks), ...Object.keys(head.ledger.tasks)]);
   for (const id of [...ids].sort()) checkLedgerEntry(ctx, id, outcome);
   checkNewDefinitions(ctx, outcome);
@@ -247,9 +255,11 @@ function checkLedgerEntry(ctx: BoardContext, id: string, outcome: LedgerOutcome)
   const added = judgeEntry(ctx, task, outcome);
   outcome.newEntries += added;
   const legal = ctx.findings.violations.length === count;
-  if (legal && (after.status === "in_progress" || after.status === "review") && after.owner) {
-    if (ownedBy(after.owner, ctx.pr.author)) outcome.executing.add(id);
-  }
+  // The author's legal work opens the task's paths: in progress, in review, or approved in this
+  // pull request (the approval then covers the files as they are at the head).
+  const working = after.status === "in_progress" || after.status === "review";
+  if (legal && working && after.owner && ownedBy(after.owner, ctx.pr.author)) outcome.executing.add(id);
+  if (legal && after.status === "done" && outcome.authorWork.has(id)) outcome.executing.add(id);
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -282,6 +292,7 @@ function judgeEntry(ctx: BoardContext, task: EntryTask, outcome: LedgerOutcome):
   }
   const added = after.history.slice(start.history.length);
   const replay = replayHistory(ctx, task, added, outcome);
+  if (replay.authorOwned) outcome.authorWork.add(id);
   // An entry created without history is an external resolver waiting for release (its shape is
   // judged with the new definitions); any other entry is what its history makes it.
   const externalStart =
@@ -310,13 +321,15 @@ function replayHistory(
   task: EntryTask,
   added: readonly HistoryEntry[],
   outcome: LedgerOutcome,
-): { entry: LedgerEntry; used: Set<string>; rejectedAt: number; approvedAt: number } {
+): { entry: LedgerEntry; used: Set<string>; rejectedAt: number; approvedAt: number; authorOwned: boolean } {
   const { id, start } = task;
   const used = new Set<string>();
   const rejected = rejectedOwners(start);
   let entry = start;
   let rejectedAt = -1;
   let approvedAt = -1;
+  const author = ctx.pr.author;
+  let authorOwned = Boolean(start.owner && ownedBy(start.owner, author));
   // One context for the task; each history entry only swaps the entry it judges.
   const action: Mutable<ActionContext> = {
     config: ctx.config,
@@ -360,11 +373,12 @@ function replayHistory(
     action.entry = entry;
     action.at = at;
     entry = ACTION_RULES[item.action](action);
+    if (entry.owner && ownedBy(entry.owner, author)) authorOwned = true;
     if (item.action === "escalate") for (const resolver of entry.blocked_by) outcome.resolvers.add(resolver);
     if (item.action === "reject") rejectedAt = index;
     if (item.action === "approve") approvedAt = index;
   });
-  return { entry, used, rejectedAt, approvedAt };
+  return { entry, used, rejectedAt, approvedAt, authorOwned };
 }
 
 /** Owner keys whose submission of a task was rejected in its history. */

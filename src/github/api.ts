@@ -1,0 +1,240 @@
+/**
+ * The GitHub calls taskgate makes, one method each, with what each costs. The only module besides
+ * the writers that knows Octokit; everything above it works with plain data.
+ */
+import type { ProbotOctokit } from "probot";
+import type { Permission, Review } from "../core/types.js";
+import { CONFIG_PATH } from "../core/config.js";
+import { PULL_REQUEST_FACTS, batchQuery } from "./queries.js";
+
+export type Octokit = InstanceType<typeof ProbotOctokit>;
+
+export interface RepoRef {
+  readonly owner: string;
+  readonly repo: string;
+}
+
+/** GitHub lists at most this many commits of a comparison; more are never judged as if complete. */
+export const MAX_COMMITS = 250;
+/** Blobs, permissions and teams asked for in one GraphQL request. */
+export const BATCH_SIZE = 200;
+
+export interface BlobData {
+  readonly oid: string;
+  readonly text: string | null;
+  readonly isBinary: boolean | null;
+  readonly isTruncated: boolean;
+  readonly byteSize: number;
+}
+
+export interface PullRequestFacts {
+  readonly number: number;
+  readonly state: string;
+  readonly isCrossRepository: boolean;
+  readonly headRefName: string;
+  readonly headRefOid: string;
+  readonly headRepository: string | null;
+  readonly baseRefName: string;
+  readonly url: string;
+  readonly author: string;
+  /** The tip of the base branch: the config is read there. */
+  readonly baseTip: string;
+  readonly config: BlobData | null;
+  readonly reviews: Review[];
+}
+
+/** A commit of a comparison, in the REST API's shape (the one `PR.json` uses too). */
+export interface CompareCommit {
+  readonly sha: string;
+  readonly author: { readonly login: string; readonly type?: string } | null;
+  readonly parents: readonly { readonly sha: string }[];
+  readonly commit: {
+    readonly author: { readonly name?: string } | null;
+    readonly verification?: { readonly verified: boolean } | null;
+  };
+}
+
+export interface Comparison {
+  readonly mergeBase: string;
+  readonly totalCommits: number;
+  readonly commits: readonly CompareCommit[];
+}
+
+export interface TreeEntry {
+  readonly path: string;
+  readonly mode: string;
+  readonly type: string;
+  readonly sha: string;
+  readonly size?: number;
+}
+
+export interface Tree {
+  readonly sha: string;
+  readonly entries: readonly TreeEntry[];
+  /** GitHub cut the listing short (over 100,000 entries or 7 MB). */
+  readonly truncated: boolean;
+}
+
+interface ReviewNode {
+  author: { __typename: string; login: string } | null;
+  state: string;
+  commit: { oid: string } | null;
+  submittedAt: string | null;
+  body: string | null;
+}
+
+interface FactsResponse {
+  repository: {
+    pullRequest: {
+      number: number;
+      state: string;
+      isCrossRepository: boolean;
+      headRefName: string;
+      headRefOid: string;
+      baseRefName: string;
+      baseRefOid: string;
+      url: string;
+      author: { login: string } | null;
+      headRepository: { nameWithOwner: string } | null;
+      reviews: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: ReviewNode[] };
+      baseRef: { target: { oid?: string; file?: { object: BlobData | null } | null } | null } | null;
+    } | null;
+  } | null;
+}
+
+const PERMISSIONS: Readonly<Record<string, Permission>> = {
+  ADMIN: "admin",
+  MAINTAIN: "maintain",
+  WRITE: "write",
+  TRIAGE: "triage",
+  READ: "read",
+};
+
+export class GitHubApi {
+  constructor(
+    readonly octokit: Octokit,
+    readonly repo: RepoRef,
+  ) {}
+
+  /** The pull request, its reviews and the base branch's config: one GraphQL request per 100 reviews. */
+  async pullRequest(number: number): Promise<PullRequestFacts | undefined> {
+    const reviews: Review[] = [];
+    let after: string | null = null;
+    let first: NonNullable<NonNullable<FactsResponse["repository"]>["pullRequest"]> | undefined;
+    do {
+      const response: FactsResponse = await this.octokit.graphql<FactsResponse>(PULL_REQUEST_FACTS, {
+        owner: this.repo.owner,
+        name: this.repo.repo,
+        number,
+        configPath: CONFIG_PATH,
+        after,
+      });
+      const pr = response.repository?.pullRequest;
+      if (!pr) return undefined;
+      first ??= pr;
+      for (const node of pr.reviews.nodes) {
+        if (!node.author) continue;
+        reviews.push({
+          user: { login: node.author.login, type: node.author.__typename === "Bot" ? "Bot" : "User" },
+          state: node.state,
+          commit_id: node.commit?.oid ?? null,
+          submitted_at: node.submittedAt,
+          body: node.body,
+        });
+      }
+      after = pr.reviews.pageInfo.hasNextPage ? pr.reviews.pageInfo.endCursor : null;
+    } while (after);
+    const target = first.baseRef?.target;
+    return {
+      number: first.number,
+      state: first.state,
+      isCrossRepository: first.isCrossRepository,
+      headRefName: first.headRefName,
+      headRefOid: first.headRefOid,
+      headRepository: first.headRepository?.nameWithOwner ?? null,
+      baseRefName: first.baseRefName,
+      url: first.url,
+      author: first.author?.login ?? "ghost",
+      baseTip: target?.oid ?? first.baseRefOid,
+      config: target?.file?.object ?? null,
+      reviews,
+    };
+  }
+
+  /** The merge base and the commits of `base...head` (up to 250 in one request). */
+  async compare(base: string, head: string): Promise<Comparison> {
+    const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
+      owner: this.repo.owner,
+      repo: this.repo.repo,
+      basehead: `${base}...${head}`,
+    });
+    return {
+      mergeBase: data.merge_base_commit.sha,
+      totalCommits: data.total_commits,
+      commits: data.commits as unknown as CompareCommit[],
+    };
+  }
+
+  /** Every entry of a commit's tree: one request, whatever the size (GitHub says when it cut it short). */
+  async tree(sha: string): Promise<Tree> {
+    const { data } = await this.octokit.rest.git.getTree({
+      owner: this.repo.owner,
+      repo: this.repo.repo,
+      tree_sha: sha,
+      recursive: "1",
+    });
+    return { sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+  }
+
+  /**
+   * Blob contents, repository permissions and team members in as few GraphQL requests as the batch
+   * size allows (one for a typical pull request).
+   */
+  async batch(request: { blobs: readonly string[]; people: readonly string[]; teams: readonly string[] }): Promise<{
+    blobs: Map<string, BlobData>;
+    permissions: Record<string, Permission>;
+    teams: Record<string, string[]>;
+  }> {
+    const blobs = new Map<string, BlobData>();
+    const permissions: Record<string, Permission> = {};
+    const teams: Record<string, string[]> = {};
+    const pending = {
+      blobs: [...new Set(request.blobs)],
+      people: [...new Set(request.people)],
+      teams: [...new Set(request.teams)],
+    };
+    while (pending.blobs.length + pending.people.length + pending.teams.length > 0) {
+      const take = (list: string[], room: number) => list.splice(0, Math.min(list.length, room));
+      const people = take(pending.people, BATCH_SIZE);
+      const teamSlugs = take(pending.teams, BATCH_SIZE - people.length);
+      const oids = take(pending.blobs, BATCH_SIZE - people.length - teamSlugs.length);
+      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
+      oids.forEach((oid, index) => (variables[`b${index}`] = oid));
+      people.forEach((login, index) => (variables[`p${index}`] = login));
+      teamSlugs.forEach((team, index) => {
+        const [org, slug] = team.slice(1).split("/");
+        variables[`o${index}`] = org!;
+        variables[`t${index}`] = slug!;
+      });
+      const query = batchQuery({ blobs: oids.length, people: people.length, teams: teamSlugs.length });
+      const data = await this.octokit.graphql<Record<string, unknown>>(query, variables);
+      const repository = (data.repository ?? {}) as Record<string, unknown>;
+      oids.forEach((oid, index) => {
+        const blob = repository[`b${index}`] as BlobData | null | undefined;
+        if (blob?.oid) blobs.set(oid, blob);
+      });
+      people.forEach((login, index) => {
+        const edges = (repository[`p${index}`] as { edges?: { permission: string; node: { login: string } }[] } | null)
+          ?.edges;
+        const edge = edges?.find((item) => item.node.login.toLowerCase() === login.toLowerCase());
+        const permission = edge ? PERMISSIONS[edge.permission] : undefined;
+        if (permission) permissions[login] = permission;
+      });
+      teamSlugs.forEach((team, index) => {
+        const found = data[`t${index}`] as { team: { members: { nodes: { login: string }[] } } | null } | null;
+        teams[team] = found?.team?.members.nodes.map((node) => node.login) ?? [];
+      });
+    }
+    return { blobs, permissions, teams };
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * One pull request, start to finish: evaluate it, commit the decisions its reviews call for (one
+ * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
+ * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
+ */
+import { CONFIG_PATH, readLimits } from "../core/config.js";
+import { writeRecords } from "../core/evaluate.js";
+import { renderRootOf } from "../core/paths.js";
+import type { Report, Snapshot } from "../core/types.js";
+import type { GitHubApi } from "./api.js";
+import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
+import { checkOutput, commentBody, type Withheld } from "./summary.js";
+import { blobsToRead, snapshotOf } from "./trees.js";
+import { commitFiles, publishCheck, upsertComment, type WriteResult } from "./writes.js";
+
+/** Above this many task files, the bot leaves rendering to the default branch instead of its commit. */
+export const MAX_RENDER_BLOBS = 2000;
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export interface Trigger {
+  /** May this delivery commit records? Never on a push the bot made itself. */
+  readonly record: boolean;
+  /** Who caused the event (its `sender.login`). */
+  readonly sender?: string | undefined;
+  /** The head the event was about, when it says. */
+  readonly headSha?: string;
+}
+
+export interface Outcome {
+  readonly evaluated: boolean;
+  readonly headSha?: string;
+  readonly report?: Report;
+  /** The commit the bot made, when it recorded decisions. */
+  readonly recorded?: string;
+  readonly check?: WriteResult;
+  readonly comment?: WriteResult;
+}
+
+export async function checkPullRequest(
+  api: GitHubApi,
+  number: number,
+  trigger: Trigger,
+  log: Logger,
+): Promise<Outcome> {
+  let evaluation = await evaluatePullRequest(api, number);
+  if (!evaluation) {
+    log.info(`pull request #${number} is gone; nothing to check`);
+    return { evaluated: false };
+  }
+  if (evaluation.facts.state !== "OPEN") {
+    log.info(`pull request #${number} is ${evaluation.facts.state.toLowerCase()}; nothing to check`);
+    return { evaluated: false };
+  }
+  if (trigger.headSha && trigger.headSha !== evaluation.headSha) {
+    log.info(
+      `pull request #${number} moved on from ${trigger.headSha.slice(0, 7)}; judging ${evaluation.headSha.slice(0, 7)}`,
+    );
+  }
+  let withheld: Withheld | undefined;
+  let recorded: string | undefined;
+  if (evaluation.report.records.length > 0) {
+    const refusal = whyNotRecord(evaluation, trigger);
+    if (refusal) withheld = { reason: refusal };
+    else {
+      recorded = await record(api, evaluation, log);
+      if (!recorded) {
+        log.info(`pull request #${number} moved while recording; the newer head is judged by its own event`);
+        return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
+      }
+      const next = await evaluatePullRequest(api, number, { headSha: recorded });
+      if (!next) return { evaluated: true, headSha: recorded, recorded };
+      evaluation = next;
+      if (evaluation.report.records.length > 0) {
+        withheld = {
+          reason:
+            "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.",
+        };
+      }
+    }
+  }
+  const { facts, headSha, report } = evaluation;
+  const check = await publishCheck(
+    api,
+    { baseRef: facts.baseRefName, headSha, detailsUrl: facts.url },
+    checkOutput(report, withheld),
+  );
+  const needed =
+    report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
+  const comment =
+    report.conclusion === "neutral"
+      ? "none"
+      : await upsertComment(api, number, commentBody(report, headSha, withheld), needed);
+  return { evaluated: true, headSha, report, ...(recorded && { recorded }), check, comment };
+}
+
+/** Why the records of an evaluation must not be committed, or `undefined` when they may be. */
+function whyNotRecord(evaluation: Evaluation, trigger: Trigger): string | undefined {
+  const bot = evaluation.config?.bot ?? "taskgate[bot]";
+  if (evaluation.facts.isCrossRepository) {
+    return "This pull request comes from a fork, where taskgate cannot commit; the approvals it would record (below) cannot be recorded here. A maintainer must push the branch to this repository and open the pull request from there.";
+  }
+  if (!trigger.record || (trigger.sender && trigger.sender.toLowerCase() === bot.toLowerCase())) {
+    return "taskgate does not record decisions on a push of its own; re-run the check to record them.";
+  }
+  if (evaluation.incomplete) return "GitHub did not show this pull request in full, so taskgate records nothing.";
+  return undefined;
+}
+
+/** Commits the records (and, when the repository renders in pull requests, the re-rendered files). */
+async function record(api: GitHubApi, evaluation: Evaluation, log: Logger): Promise<string | undefined> {
+  const { config, head, report, facts, headSha } = evaluation;
+  if (!config || !head) return undefined;
+  const files = writeRecords(config, head, report.records, { now: new Date().toISOString() });
+  for (const [path, content] of await rendered(api, evaluation, files, log)) files.set(path, content);
+  const lines = report.records.map((item) => `${item.task}: ${item.from} → ${item.to} (${item.kind} by ${item.by})`);
+  return commitFiles(
+    api,
+    {
+      branch: facts.headRefName,
+      expectedHead: headSha,
+      headline: `taskgate: record ${report.records.length} decision(s)`,
+      body: lines.join("\n"),
+    },
+    files,
+  );
+}
+
+/**
+ * The status files as they will be once the records are committed, when the config renders in
+ * pull requests and the repository already has them; nothing when rendering would read more task
+ * files than a webhook has time for (the default branch catches up).
+ */
+async function rendered(
+  api: GitHubApi,
+  evaluation: Evaluation,
+  written: ReadonlyMap<string, string>,
+  log: Logger,
+): Promise<Map<string, string>> {
+  const { config, model, headTree } = evaluation;
+  const out = new Map<string, string>();
+  if (!config || !model || !headTree || config.render.commit !== "pr") return out;
+  const root = renderRootOf(config);
+  if (!headTree.entries.some((entry) => entry.path === `${root}/matrix.md`)) return out;
+  const scope = model.auditScope();
+  const limits = readLimits(config);
+  const needed = blobsToRead(headTree, scope, limits);
+  if (needed.length > MAX_RENDER_BLOBS) {
+    log.warn(`rendering needs ${needed.length} files; leaving the status files to the default branch`);
+    return out;
+  }
+  const { blobs } = await api.batch({ blobs: needed, people: [], teams: [] });
+  const current = snapshotOf(headTree, scope, limits, blobs);
+  const files = new Map(current.files);
+  for (const [path, text] of written) files.set(path, { path, kind: "file", size: Buffer.byteLength(text), text });
+  const next: Snapshot = { rev: current.rev, files };
+  for (const [path, content] of model.render(next)) {
+    if (path === CONFIG_PATH) continue;
+    if (current.files.get(path)?.text !== content) out.set(path, content);
+  }
+  return out;
+}

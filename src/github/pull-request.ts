@@ -1,0 +1,215 @@
+/**
+ * Judging a pull request on GitHub in a constant number of requests: the pull request with its
+ * reviews and the base branch's config (one GraphQL request), the comparison (merge base and
+ * commits), the two trees, and one GraphQL batch of the task files, permissions and team members.
+ * Each commit whose content the approval rules must see (a reviewed commit, a bot commit or its
+ * parent) costs one more tree request. Lists GitHub caps are never judged as if complete.
+ */
+import { principalMatcher } from "../core/approval.js";
+import { CONFIG_PATH, parseConfig, readLimits, type Config } from "../core/config.js";
+import { buildReport, configReport, createModel, evaluate, neutralReport } from "../core/evaluate.js";
+import type { WorkflowModel } from "../core/model.js";
+import type { SnapshotScope } from "../core/port.js";
+import { wantedRevisions } from "../core/service.js";
+import type { PrCommit, PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
+import { violation } from "../core/violations.js";
+import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
+import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
+
+export interface Evaluation {
+  readonly facts: PullRequestFacts;
+  /** The commit that was judged. */
+  readonly headSha: string;
+  readonly report: Report;
+  /** Present when the repository is configured and its config is valid. */
+  readonly config?: Config;
+  readonly model?: WorkflowModel;
+  /** The head as read for the rules (the touched tasks), and its whole tree. */
+  readonly head?: Snapshot;
+  readonly headTree?: Tree;
+  /** Something GitHub did not show in full: the records of this evaluation must not be committed. */
+  readonly incomplete: boolean;
+}
+
+/** Evaluates pull request `number` at its head (or at `headSha`, a commit the bot just made). */
+export async function evaluatePullRequest(
+  api: GitHubApi,
+  number: number,
+  options: { headSha?: string } = {},
+): Promise<Evaluation | undefined> {
+  const facts = await api.pullRequest(number);
+  if (!facts) return undefined;
+  const headSha = options.headSha ?? facts.headRefOid;
+  const loaded = loadConfig(facts);
+  if (!loaded.ok) return { facts, headSha, report: loaded.report, incomplete: false };
+  const { config, model } = loaded;
+  const comparison = await api.compare(facts.baseTip, headSha);
+  const [baseTree, headTree] = await Promise.all([api.tree(comparison.mergeBase), api.tree(headSha)]);
+  const files = changedFiles(baseTree, headTree);
+  const commits: PrCommit[] = comparison.commits.map((commit) => ({
+    sha: commit.sha,
+    author: commit.author?.login ?? null,
+    gitName: commit.commit.author?.name ?? null,
+    parents: commit.parents.map((parent) => parent.sha),
+    ...(typeof commit.commit.verification?.verified === "boolean" && {
+      verified: commit.commit.verification.verified,
+    }),
+  }));
+  const pr: PrContext = {
+    author: facts.author,
+    headSha,
+    files,
+    commits,
+    reviews: facts.reviews,
+    permissions: {},
+    teams: {},
+  };
+  const scope = model.prScope(files);
+  const limits = readLimits(config);
+  const viewTrees = await readTrees(api, wantedRevisions(config, pr));
+  const people = peopleToLookUp(config, pr);
+  const first = await api.batch({
+    blobs: [baseTree, headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, scope, limits)),
+    people: people.logins,
+    teams: people.teams,
+  });
+  const read = new Map(first.blobs);
+  let base = snapshotOf(baseTree, scope, limits, read);
+  let head = snapshotOf(headTree, scope, limits, read);
+  let viewScope: SnapshotScope = scope;
+  const more = model.followUp?.(base, head);
+  if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
+    const extra = await api.batch({
+      blobs: [headTree, ...viewTrees.values()]
+        .flatMap((tree) => blobsToRead(tree, more, limits))
+        .filter((oid) => !read.has(oid)),
+      people: [],
+      teams: [],
+    });
+    for (const [oid, blob] of extra.blobs) read.set(oid, blob);
+    viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
+    head = snapshotOf(headTree, viewScope, limits, read);
+    base = snapshotOf(baseTree, scope, limits, read);
+  }
+  const revisions = new Map<string, RevisionView>();
+  for (const [sha, tree] of viewTrees) {
+    revisions.set(sha, {
+      sha,
+      snapshot: snapshotOf(tree, viewScope, limits, read),
+      changed: differences(tree, headTree),
+    });
+  }
+  const judged = evaluate(config, base, head, {
+    ...pr,
+    permissions: first.permissions,
+    teams: first.teams,
+    revisions,
+  });
+  const blind = unseen(comparison.totalCommits, comparison.commits.length, [baseTree, headTree, ...viewTrees.values()]);
+  const report = blind.length === 0 ? judged : failClosed(judged, blind);
+  return { facts, headSha, report, config, model, head, headTree, incomplete: blind.length > 0 };
+}
+
+type Loaded = { ok: true; config: Config; model: WorkflowModel } | { ok: false; report: Report };
+
+/** The config at the tip of the base branch; a pull request never judges itself by its own. */
+function loadConfig(facts: PullRequestFacts): Loaded {
+  const blob = facts.config;
+  if (!blob)
+    return {
+      ok: false,
+      report: neutralReport(`taskgate is not configured on ${facts.baseRefName} (no ${CONFIG_PATH})`),
+    };
+  if (blob.text === null || blob.isBinary || blob.isTruncated) {
+    return { ok: false, report: configReport([{ path: "", message: `${CONFIG_PATH} is not a readable text file` }]) };
+  }
+  const parsed = parseConfig(blob.text);
+  if (!parsed.ok) return { ok: false, report: configReport(parsed.issues) };
+  const created = createModel(parsed.config);
+  if (!created.ok) return { ok: false, report: configReport(created.issues) };
+  return { ok: true, config: parsed.config, model: created.model };
+}
+
+/** Trees of the commits the approval rules look into; a commit GitHub no longer has is left out. */
+async function readTrees(api: GitHubApi, shas: readonly string[]): Promise<Map<string, Tree>> {
+  const trees = new Map<string, Tree>();
+  await Promise.all(
+    shas.map(async (sha) => {
+      try {
+        trees.set(sha, await api.tree(sha));
+      } catch (error) {
+        if (!isStatus(error, 404, 409, 422)) throw error;
+      }
+    }),
+  );
+  return trees;
+}
+
+export function isStatus(error: unknown, ...statuses: number[]): boolean {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" && statuses.includes(status);
+}
+
+/**
+ * Whose repository permission and which teams an evaluation needs: the reviewers of decisive
+ * reviews (their gates need both), and the teams the config names where the author's membership
+ * decides the maintainers' exemption.
+ */
+function peopleToLookUp(config: Config, pr: PrContext): { logins: string[]; teams: string[] } {
+  const logins = new Set<string>();
+  for (const review of pr.reviews) {
+    if (review.user?.login && (review.state === "APPROVED" || review.state === "CHANGES_REQUESTED")) {
+      logins.add(review.user.login);
+    }
+  }
+  const principals = [
+    ...config.approvals.approvers,
+    ...Object.values(config.approvals.gates).flatMap((gate) => gate.approvers ?? []),
+    ...Object.values(config.roles).flat(),
+  ];
+  const teams = new Set<string>();
+  if (logins.size > 0) for (const principal of principals) if (principal.startsWith("@")) teams.add(principal);
+  const maintainerTeams = config.maintainers.filter((principal) => principal.startsWith("@"));
+  // The maintainers' teams matter only when the author is not a maintainer by login already.
+  if (maintainerTeams.length > 0 && !principalMatcher(config.maintainers, config, { teams: {} })(pr.author)) {
+    for (const team of maintainerTeams) teams.add(team);
+  }
+  return { logins: [...logins], teams: [...teams].filter((team) => /^@[^/\s]+\/[^/\s]+$/.test(team)) };
+}
+
+/** What GitHub did not show in full: commits beyond its cap, trees it cut short. */
+function unseen(totalCommits: number, listed: number, trees: readonly Tree[]): Violation[] {
+  const out: Violation[] = [];
+  if (totalCommits > listed) {
+    out.push(
+      violation("state-invalid", {
+        message: `this pull request has ${totalCommits} commits and GitHub lists only ${Math.min(listed, MAX_COMMITS)}, so taskgate cannot see who wrote all of them`,
+        hint: "Split the pull request, or squash its history, so that it has at most 250 commits.",
+      }),
+    );
+  }
+  for (const tree of trees.filter((item) => item.truncated)) {
+    out.push(
+      violation("state-invalid", {
+        message: `GitHub returned the file tree of ${tree.sha.slice(0, 7)} cut short, so taskgate cannot see every file`,
+        hint: "The repository has more than 100,000 files; run `taskgate check` on a local clone for this pull request.",
+      }),
+    );
+  }
+  return out;
+}
+
+/** A report that fails, keeps its findings, and records nothing. */
+function failClosed(report: Report, problems: readonly Violation[]): Report {
+  return buildReport(
+    {
+      violations: [...report.violations, ...problems],
+      pending: [...report.pending],
+      transitions: [...report.transitions],
+      records: [],
+    },
+    report.summary.replace(/^\w+: /, "").replace(/;.*$/, ""),
+  );
+}
+
+export type { BlobData };

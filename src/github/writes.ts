@@ -1,0 +1,190 @@
+/**
+ * What taskgate writes on GitHub: the check run of a head, its one sticky comment, and the atomic
+ * commit of recorded decisions. Each write is skipped when it would change nothing.
+ */
+import { CREATE_COMMIT } from "./queries.js";
+import type { GitHubApi } from "./api.js";
+import { isStatus } from "./pull-request.js";
+import { ANNOTATIONS_PER_REQUEST, COMMENT_MARKER, checkName, type CheckOutput } from "./summary.js";
+
+export type WriteResult = "created" | "updated" | "unchanged" | "none";
+
+/**
+ * Creates or updates the check run `taskgate: <base>` on a head commit. Unchanged results (same
+ * conclusion and fingerprint) are not written again; annotations go 50 per request.
+ */
+export async function publishCheck(
+  api: GitHubApi,
+  target: { baseRef: string; headSha: string; detailsUrl: string },
+  output: CheckOutput,
+): Promise<WriteResult> {
+  const { owner, repo } = api.repo;
+  const name = checkName(target.baseRef);
+  const { data } = await api.octokit.rest.checks.listForRef({
+    owner,
+    repo,
+    ref: target.headSha,
+    check_name: name,
+    filter: "latest",
+    per_page: 20,
+  });
+  const ours = data.check_runs.find((run) => run.output?.summary?.includes("<!-- taskgate:fingerprint "));
+  if (
+    ours &&
+    ours.conclusion === output.conclusion &&
+    ours.output?.summary?.includes(`<!-- taskgate:fingerprint ${output.fingerprint} -->`)
+  ) {
+    return "unchanged";
+  }
+  const batches: (typeof output.annotations)[] = [];
+  for (let start = 0; start < output.annotations.length; start += ANNOTATIONS_PER_REQUEST) {
+    batches.push(output.annotations.slice(start, start + ANNOTATIONS_PER_REQUEST));
+  }
+  const body = (annotations: typeof output.annotations) => ({
+    owner,
+    repo,
+    name,
+    status: "completed" as const,
+    conclusion: output.conclusion,
+    completed_at: new Date().toISOString(),
+    details_url: target.detailsUrl,
+    output: { title: output.title, summary: output.summary, annotations: [...annotations] },
+  });
+  let id: number;
+  try {
+    id = await writeCheck(api, ours?.id, target.headSha, body(batches[0] ?? []));
+  } catch (error) {
+    // An annotation GitHub refuses (a path it does not know) must not cost the whole check.
+    if (!isStatus(error, 422) || batches.length === 0) throw error;
+    await writeCheck(api, ours?.id, target.headSha, body([]));
+    return ours ? "updated" : "created";
+  }
+  for (const batch of batches.slice(1)) {
+    await api.octokit.rest.checks.update({ ...body(batch), check_run_id: id });
+  }
+  return ours ? "updated" : "created";
+}
+
+interface CheckBody {
+  owner: string;
+  repo: string;
+  name: string;
+  status: "completed";
+  conclusion: CheckOutput["conclusion"];
+  completed_at: string;
+  details_url: string;
+  output: { title: string; summary: string; annotations: CheckOutput["annotations"][number][] };
+}
+
+async function writeCheck(
+  api: GitHubApi,
+  existing: number | undefined,
+  headSha: string,
+  body: CheckBody,
+): Promise<number> {
+  if (existing !== undefined) {
+    await api.octokit.rest.checks.update({ ...body, check_run_id: existing });
+    return existing;
+  }
+  const { data } = await api.octokit.rest.checks.create({ ...body, head_sha: headSha } as never);
+  return (data as { id: number }).id;
+}
+
+interface IssueComment {
+  id: number;
+  body?: string | null;
+  user?: { login: string; type: string } | null;
+}
+
+/**
+ * Keeps one comment of taskgate's on a pull request, found by its hidden marker: created only when
+ * there is something to say, updated in place, never duplicated. Replicas that both created one at
+ * the same moment converge: the oldest stays, the others are deleted.
+ */
+export async function upsertComment(
+  api: GitHubApi,
+  number: number,
+  body: string,
+  needed: boolean,
+): Promise<WriteResult> {
+  const mine = await ownComments(api, number);
+  if (mine.length === 0) {
+    if (!needed) return "none";
+    await api.octokit.rest.issues.createComment({ ...api.repo, issue_number: number, body });
+    const again = await ownComments(api, number);
+    for (const extra of again.slice(1)) await deleteComment(api, extra.id);
+    if (again.length > 0 && again[0]!.body !== body) {
+      await api.octokit.rest.issues.updateComment({ ...api.repo, comment_id: again[0]!.id, body });
+    }
+    return "created";
+  }
+  const [keep, ...extras] = mine;
+  for (const extra of extras) await deleteComment(api, extra.id);
+  if (keep!.body === body) return "unchanged";
+  await api.octokit.rest.issues.updateComment({ ...api.repo, comment_id: keep!.id, body });
+  return "updated";
+}
+
+async function ownComments(api: GitHubApi, number: number): Promise<IssueComment[]> {
+  const comments = (await api.octokit.paginate(api.octokit.rest.issues.listComments, {
+    ...api.repo,
+    issue_number: number,
+    per_page: 100,
+  })) as IssueComment[];
+  return comments
+    .filter((comment) => comment.user?.type === "Bot" && comment.body?.includes(COMMENT_MARKER))
+    .sort((a, b) => a.id - b.id);
+}
+
+async function deleteComment(api: GitHubApi, id: number): Promise<void> {
+  try {
+    await api.octokit.rest.issues.deleteComment({ ...api.repo, comment_id: id });
+  } catch (error) {
+    // Another replica deleted it first.
+    if (!isStatus(error, 404)) throw error;
+  }
+}
+
+/**
+ * Commits files on a branch as one signed commit of the app, only if the branch is still at
+ * `expectedHead`. Returns the new commit, or `undefined` when the branch moved (or is gone): the
+ * push that moved it brings its own evaluation, and nothing of anyone else's is overwritten.
+ */
+export async function commitFiles(
+  api: GitHubApi,
+  target: { branch: string; expectedHead: string; headline: string; body: string },
+  files: ReadonlyMap<string, string>,
+): Promise<string | undefined> {
+  try {
+    const result = await api.octokit.graphql<{ createCommitOnBranch: { commit: { oid: string } } }>(CREATE_COMMIT, {
+      input: {
+        branch: { repositoryNameWithOwner: `${api.repo.owner}/${api.repo.repo}`, branchName: target.branch },
+        expectedHeadOid: target.expectedHead,
+        message: { headline: target.headline, body: target.body },
+        fileChanges: {
+          additions: [...files].map(([path, contents]) => ({
+            path,
+            contents: Buffer.from(contents, "utf8").toString("base64"),
+          })),
+        },
+      },
+    });
+    return result.createCommitOnBranch.commit.oid;
+  } catch (error) {
+    if (isMovedBranch(error)) return undefined;
+    throw error;
+  }
+}
+
+function isMovedBranch(error: unknown): boolean {
+  const errors = (error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [];
+  return (
+    isStatus(error, 404, 409, 422) ||
+    errors.some(
+      (item) =>
+        item.type === "STALE_DATA" ||
+        item.type === "NOT_FOUND" ||
+        /expected branch to point to|does not exist|not found/i.test(item.message ?? ""),
+    )
+  );
+}

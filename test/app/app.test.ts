@@ -1,0 +1,230 @@
+/**
+ * The GitHub App end to end against a stateful fake of GitHub (backed by a real git repository):
+ * open → review → the bot's commit → re-check → green, for both presets, with the exact requests.
+ */
+import examples from "@octokit/webhooks-examples";
+import nock from "nock";
+import { Probot, ProbotOctokit } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { app } from "../../src/app/index.js";
+import { board, claimed, def, entry, step } from "../helpers/board.js";
+import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
+import { tempRepo, type TempRepo } from "../helpers/git.js";
+
+type Example = { name: string; examples: Record<string, unknown>[] };
+const EXAMPLES = examples as unknown as Example[];
+function example(name: string, action: string): Record<string, unknown> {
+  const found = EXAMPLES.find((item) => item.name === name)?.examples.find((item) => item.action === action);
+  if (!found) throw new Error(`no example ${name}.${action}`);
+  return found;
+}
+
+const repos: TempRepo[] = [];
+beforeEach(() => {
+  nock.disableNetConnect();
+});
+afterEach(() => {
+  nock.cleanAll();
+  nock.enableNetConnect();
+  for (const repo of repos.splice(0)) repo.remove();
+});
+
+/**
+ * A Probot for tests. Retries and throttling are switched off with a defaults *function*: Probot
+ * merges its own throttling options over an options object, which would keep writes a second apart.
+ */
+function probot(): Probot {
+  const instance = new Probot({
+    appId: 1,
+    privateKey: privateKey(),
+    Octokit: ProbotOctokit.defaults((options: object) => ({
+      ...options,
+      retry: { enabled: false },
+      throttle: { enabled: false },
+    })),
+    logLevel: "fatal",
+  });
+  instance.load(app);
+  return instance;
+}
+
+/** main holds the config and one task at `research`; `feature` asks for approval of its research. */
+function phasesRepo(): { repo: TempRepo; fake: FakeGitHub; reviewed: string } {
+  const repo = tempRepo();
+  repos.push(repo);
+  repo.write({
+    ".github/taskgate.yml": "preset: phases\n",
+    "tasks/login/.state": "research\n",
+    "tasks/login/SPEC.md": "# Spec\nThe login form.\n",
+  });
+  repo.commit("base", "alice");
+  repo.git("checkout", "-q", "-b", "feature");
+  repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
+  const reviewed = repo.commit("ready for review", "carol");
+  const fake = new FakeGitHub(repo, { head: "feature" });
+  fake.install();
+  return { repo, fake, reviewed };
+}
+
+const operations = (fake: FakeGitHub) =>
+  fake.apiRequests.map((request) =>
+    request.operation
+      ? `graphql ${request.operation}`
+      : `${request.method} ${request.path.replace(/\/repos\/acme\/web/, "")}`,
+  );
+
+describe("the app on a phases repository", () => {
+  it("waits for approval, records the review in one commit of its own, then turns green", async () => {
+    const { fake, reviewed } = phasesRepo();
+    const bot = probot();
+    await bot.receive({
+      id: "1",
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "opened")) as never,
+    });
+    expect(fake.schemaErrors).toEqual([]);
+    expect(operations(fake)).toEqual([
+      "graphql PullRequestFacts",
+      `GET /compare/${fake.sha("main")}...${reviewed}`,
+      `GET /git/trees/${fake.sha("main")}`,
+      `GET /git/trees/${reviewed}`,
+      "graphql Batch",
+      `GET /commits/${reviewed}/check-runs`,
+      "POST /check-runs",
+      "GET /issues/7/comments",
+      "POST /issues/7/comments",
+      "GET /issues/7/comments",
+    ]);
+    expect(fake.checkRuns).toEqual([
+      expect.objectContaining({ name: "taskgate: main", head_sha: reviewed, conclusion: "action_required" }),
+    ]);
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0]!.body).toContain("login waits for approval of research");
+
+    fake.requests.length = 0;
+    fake.review("bob", "APPROVED", reviewed, "2026-11-30T10:00:00Z", "looks right");
+    fake.permissions.bob = "WRITE";
+    await bot.receive({
+      id: "2",
+      name: "pull_request_review",
+      payload: fake.payload(example("pull_request_review", "submitted")) as never,
+    });
+    expect(fake.schemaErrors).toEqual([]);
+    const recorded = fake.sha("feature");
+    expect(recorded).not.toBe(reviewed);
+    expect(fake.git("show", `${recorded}:tasks/login/.state`)).toBe("research:approved");
+    expect(fake.git("show", `${recorded}:tasks/login/.state.approvals`)).toBe(
+      "research:approved|2026-11-30T10:00:00Z|bob",
+    );
+    expect(fake.git("log", "-1", "--format=%an", recorded)).toBe("taskgate[bot]");
+    const ops = operations(fake);
+    expect(ops.filter((op) => op === "graphql RecordDecisions")).toHaveLength(1);
+    // Evaluation before and after the commit: 5 requests each, plus one tree for the reviewed commit.
+    expect(ops.filter((op) => op === "graphql PullRequestFacts")).toHaveLength(2);
+    const green = fake.checkRuns.find((run) => run.head_sha === recorded);
+    expect(green).toMatchObject({ name: "taskgate: main", conclusion: "success" });
+    expect(fake.comments).toHaveLength(1);
+    expect(fake.comments[0]!.body).toContain("every problem found earlier is fixed");
+
+    // The push the bot made comes back as a synchronize event: judged, nothing written, no loop.
+    fake.requests.length = 0;
+    await bot.receive({
+      id: "3",
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "synchronize"), {
+        sender: { login: "taskgate[bot]", type: "Bot", id: 2 },
+      }) as never,
+    });
+    const again = operations(fake);
+    expect(again).not.toContain("graphql RecordDecisions");
+    expect(again.filter((op) => op.startsWith("POST") || op.startsWith("PATCH") || op.startsWith("DELETE"))).toEqual(
+      [],
+    );
+  });
+});
+
+describe("the app on a board", () => {
+  const DEFS = [def("api", { paths: ["src/api/**"] })];
+  function boardRepo(): { fake: FakeGitHub; submitted: string } {
+    const repo = tempRepo();
+    repos.push(repo);
+    repo.write({
+      ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n",
+      ...(board(DEFS, { api: claimed("carol/a1") }, 1) as Record<string, string>),
+      "src/api/x.ts": "1\n",
+    });
+    repo.commit("plan", "alice");
+    repo.git("checkout", "-q", "-b", "feature");
+    const inReview = entry("review", {
+      owner: "carol/a1",
+      history: [
+        ...claimed("carol/a1").history,
+        step("submit", "in_progress", "review", "carol/a1", { evidence: "state/evidence/api.md" }),
+      ],
+    });
+    repo.write({
+      ...(board(DEFS, { api: inReview }, 2) as Record<string, string>),
+      "state/evidence/api.md": "npm test: 12 passed\n",
+      "state/handoffs/api.md": "ready\n",
+      "src/api/x.ts": "2\n",
+    });
+    const submitted = repo.commit("submit api", "carol");
+    const fake = new FakeGitHub(repo, { head: "feature" });
+    fake.install();
+    fake.permissions.quinn = "WRITE";
+    return { fake, submitted };
+  }
+
+  it("records an approving review as review → done and turns green", async () => {
+    const { fake, submitted } = boardRepo();
+    const bot = probot();
+    await bot.receive({
+      id: "1",
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "opened")) as never,
+    });
+    expect(fake.checkRuns.at(-1)).toMatchObject({ head_sha: submitted, conclusion: "action_required" });
+    fake.review("quinn", "APPROVED", submitted, "2026-11-30T11:00:00Z");
+    await bot.receive({
+      id: "2",
+      name: "pull_request_review",
+      payload: fake.payload(example("pull_request_review", "submitted")) as never,
+    });
+    expect(fake.schemaErrors).toEqual([]);
+    const head = fake.sha("feature");
+    const ledger = JSON.parse(fake.git("show", `${head}:state/tasks.json`));
+    expect(ledger.revision).toBe(3);
+    expect(ledger.tasks.api).toMatchObject({ status: "done", owner: null });
+    expect(ledger.tasks.api.history.at(-1)).toMatchObject({
+      action: "approve",
+      by: "quinn",
+      at: "2026-11-30T11:00:00Z",
+    });
+    expect(fake.checkRuns.find((run) => run.head_sha === head)).toMatchObject({ conclusion: "success" });
+  });
+
+  it("records a change request as a reject and fails until a new executor resubmits", async () => {
+    const { fake, submitted } = boardRepo();
+    const bot = probot();
+    fake.review("quinn", "CHANGES_REQUESTED", submitted, "2026-11-30T11:00:00Z", "cover the error path");
+    await bot.receive({
+      id: "1",
+      name: "pull_request_review",
+      payload: fake.payload(example("pull_request_review", "submitted")) as never,
+    });
+    expect(fake.schemaErrors).toEqual([]);
+    const head = fake.sha("feature");
+    expect(head).not.toBe(submitted);
+    const ledger = JSON.parse(fake.git("show", `${head}:state/tasks.json`));
+    expect(ledger.tasks.api).toMatchObject({ status: "todo", owner: null });
+    expect(ledger.tasks.api.history.at(-1)).toMatchObject({
+      action: "reject",
+      by: "quinn",
+      note: "cover the error path",
+    });
+    const check = fake.checkRuns.find((run) => run.head_sha === head);
+    expect(check).toMatchObject({ conclusion: "failure" });
+    expect(check!.output.summary).toContain("review-rejected");
+    expect(fake.comments[0]!.body).toContain("quinn rejected api: cover the error path");
+  });
+});

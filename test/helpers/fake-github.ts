@@ -1,0 +1,478 @@
+/**
+ * A stateful fake of one GitHub repository and one pull request, backed by a real git repository
+ * and served through nock: the REST and GraphQL endpoints taskgate uses answer from git and from the
+ * fake's state (reviews, check runs, comments), every GraphQL document is validated against GitHub's
+ * published schema, and every request is recorded so tests can assert what was asked, and how often.
+ */
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { validate as validateGraphql } from "@octokit/graphql-schema";
+import nock from "nock";
+import type { Review } from "../../src/core/types.js";
+import type { TempRepo } from "./git.js";
+
+export const API = "https://api.github.com";
+
+let key: string | undefined;
+/** An RSA key for the app, made once per test process (never committed). */
+export function privateKey(): string {
+  key ??= generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+  }).privateKey;
+  return key;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  /** For GraphQL: the operation name. */
+  readonly operation?: string;
+}
+
+export interface CheckRun {
+  id: number;
+  name: string;
+  head_sha: string;
+  status: string;
+  conclusion: string;
+  details_url?: string;
+  output: { title: string; summary: string; annotations_count: number };
+  annotations: unknown[];
+}
+
+export interface IssueComment {
+  id: number;
+  body: string;
+  user: { login: string; type: string };
+}
+
+export interface FakeOptions {
+  readonly owner?: string;
+  readonly name?: string;
+  readonly number?: number;
+  readonly base?: string;
+  readonly head: string;
+  readonly author?: string;
+  readonly bot?: string;
+  readonly fork?: boolean;
+}
+
+export class FakeGitHub {
+  readonly owner: string;
+  readonly name: string;
+  readonly number: number;
+  readonly base: string;
+  readonly head: string;
+  readonly author: string;
+  readonly bot: string;
+  fork: boolean;
+  state = "OPEN";
+  reviews: Review[] = [];
+  /** GitHub's attribution of commits: sha → login (default: the git author name) and verification. */
+  readonly logins = new Map<string, { login: string | null; type?: string; verified?: boolean }>();
+  permissions: Record<string, "ADMIN" | "MAINTAIN" | "WRITE" | "TRIAGE" | "READ"> = {};
+  teams: Record<string, string[]> = {};
+  readonly checkRuns: CheckRun[] = [];
+  readonly comments: IssueComment[] = [];
+  readonly requests: RecordedRequest[] = [];
+  /** Answer the next matching requests with an error status (one entry per request). */
+  readonly failures: { method: string; match: RegExp; status: number; message?: string }[] = [];
+  private nextId = 100;
+  private readonly invalidGraphql: string[] = [];
+
+  constructor(
+    readonly repo: TempRepo,
+    options: FakeOptions,
+  ) {
+    this.owner = options.owner ?? "acme";
+    this.name = options.name ?? "web";
+    this.number = options.number ?? 7;
+    this.base = options.base ?? "main";
+    this.head = options.head;
+    this.author = options.author ?? "carol";
+    this.bot = options.bot ?? "taskgate[bot]";
+    this.fork = options.fork ?? false;
+  }
+
+  /** GraphQL documents that did not validate against GitHub's schema (tests expect none). */
+  get schemaErrors(): readonly string[] {
+    return this.invalidGraphql;
+  }
+
+  /** Requests other than the app's token exchange. */
+  get apiRequests(): RecordedRequest[] {
+    return this.requests.filter((request) => !request.path.includes("/access_tokens"));
+  }
+
+  git(...args: string[]): string {
+    return this.repo.git(...args);
+  }
+
+  sha(ref: string): string {
+    return this.git("rev-parse", ref);
+  }
+
+  /** A review of the pull request, in GitHub's REST shape. */
+  review(login: string, state: string, commit: string, at: string, body = ""): Review {
+    const review: Review = {
+      user: { login, type: login.endsWith("[bot]") ? "Bot" : "User" },
+      state,
+      commit_id: commit,
+      submitted_at: at,
+      body,
+    };
+    this.reviews.push(review);
+    return review;
+  }
+
+  /** Brings the work tree up to the branch after the bot committed to it. */
+  syncWorkTree(): void {
+    this.git("checkout", "-q", this.head);
+    this.git("reset", "-q", "--hard", `refs/heads/${this.head}`);
+  }
+
+  /** A webhook payload from GitHub's examples, pointed at this repository and pull request. */
+  payload<T extends Record<string, unknown>>(example: T, overrides: Record<string, unknown> = {}): T {
+    const copy = structuredClone(example) as Record<string, unknown>;
+    const repository = {
+      ...(copy.repository as object),
+      name: this.name,
+      full_name: `${this.owner}/${this.name}`,
+      owner: { ...((copy.repository as { owner?: object }).owner ?? {}), login: this.owner },
+    };
+    const pr = copy.pull_request as Record<string, unknown> | undefined;
+    const pullRequest = pr && {
+      ...pr,
+      number: this.number,
+      head: { ...(pr.head as object), sha: this.sha(this.head), ref: this.head },
+      base: { ...(pr.base as object), sha: this.sha(this.base), ref: this.base },
+      user: { ...(pr.user as object), login: this.author },
+    };
+    return {
+      ...copy,
+      repository,
+      ...(pullRequest && { pull_request: pullRequest }),
+      installation: { id: 1, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==" },
+      ...overrides,
+    } as unknown as T;
+  }
+
+  /** Serves the fake through nock until `nock.cleanAll()`. */
+  install(): void {
+    const base = `/repos/${this.owner}/${this.name}`;
+    const scope = nock(API).persist();
+    scope.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, () => {
+      this.requests.push({ method: "POST", path: "/app/installations/1/access_tokens" });
+      return { token: "ghs_test", expires_at: "2999-01-01T00:00:00Z", permissions: {}, repository_selection: "all" };
+    });
+    scope
+      .post("/graphql")
+      .reply((_uri, body) => this.graphql(body as { query: string; variables: Record<string, unknown> }));
+    scope.get(new RegExp(`^${base}/compare/`)).reply((uri) => this.answer("GET", uri, () => this.compare(uri)));
+    scope.get(new RegExp(`^${base}/git/trees/`)).reply((uri) => this.answer("GET", uri, () => this.tree(uri)));
+    scope
+      .get(new RegExp(`^${base}/commits/[^/]+/check-runs`))
+      .reply((uri) => this.answer("GET", uri, () => this.listChecks(uri)));
+    scope
+      .post(`${base}/check-runs`)
+      .reply((uri, body) => this.answer("POST", uri, () => this.createCheck(body as never)));
+    scope
+      .patch(new RegExp(`^${base}/check-runs/\\d+`))
+      .reply((uri, body) => this.answer("PATCH", uri, () => this.updateCheck(uri, body as never)));
+    scope
+      .get(new RegExp(`^${base}/issues/\\d+/comments`))
+      .reply((uri) => this.answer("GET", uri, () => [200, this.comments.map((c) => ({ ...c }))]));
+    scope
+      .post(new RegExp(`^${base}/issues/\\d+/comments`))
+      .reply((uri, body) => this.answer("POST", uri, () => this.createComment(body as { body: string })));
+    scope
+      .patch(new RegExp(`^${base}/issues/comments/\\d+`))
+      .reply((uri, body) => this.answer("PATCH", uri, () => this.updateComment(uri, body as { body: string })));
+    scope
+      .delete(new RegExp(`^${base}/issues/comments/\\d+`))
+      .reply((uri) => this.answer("DELETE", uri, () => this.deleteComment(uri)));
+  }
+
+  private answer(method: string, uri: string, handle: () => [number, unknown]): [number, unknown] {
+    const path = uri.split("?")[0]!;
+    this.requests.push({ method, path });
+    const failure = this.failures.findIndex((item) => item.method === method && item.match.test(path));
+    if (failure >= 0) {
+      const [item] = this.failures.splice(failure, 1);
+      return [item!.status, { message: item!.message ?? "fake failure" }];
+    }
+    return handle();
+  }
+
+  private graphql(body: { query: string; variables: Record<string, unknown> }): [number, unknown] {
+    const operation = /(?:query|mutation)\s+(\w+)/.exec(body.query)?.[1] ?? "anonymous";
+    this.requests.push({ method: "POST", path: "/graphql", operation });
+    const errors = validateGraphql(body.query) as readonly { message: string }[];
+    if (errors.length > 0) {
+      this.invalidGraphql.push(`${operation}: ${errors.map((error) => error.message).join("; ")}`);
+      return [200, { errors: errors.map((error) => ({ message: error.message })) }];
+    }
+    const failure = this.failures.findIndex((item) => item.method === "GRAPHQL" && item.match.test(operation));
+    if (failure >= 0) {
+      const [item] = this.failures.splice(failure, 1);
+      if (item!.status === 200)
+        return [200, { data: null, errors: [{ type: "STALE_DATA", message: item!.message ?? "stale" }] }];
+      return [item!.status, { message: item!.message ?? "fake failure" }];
+    }
+    switch (operation) {
+      case "PullRequestFacts":
+        return [200, { data: this.facts() }];
+      case "Batch":
+        return [200, { data: this.batch(body.variables) }];
+      case "RecordDecisions":
+        return this.createCommit(body.variables.input as never);
+      default:
+        return [200, { errors: [{ message: `the fake does not know ${operation}` }] }];
+    }
+  }
+
+  private facts(): unknown {
+    const baseTip = this.sha(this.base);
+    const config = this.blobAt(baseTip, ".github/taskgate.yml");
+    return {
+      repository: {
+        pullRequest: {
+          number: this.number,
+          state: this.state,
+          isCrossRepository: this.fork,
+          headRefName: this.head,
+          headRefOid: this.sha(this.head),
+          baseRefName: this.base,
+          baseRefOid: baseTip,
+          url: `https://github.com/${this.owner}/${this.name}/pull/${this.number}`,
+          author: { login: this.author },
+          headRepository: { nameWithOwner: this.fork ? `${this.author}/${this.name}` : `${this.owner}/${this.name}` },
+          reviews: {
+            pageInfo: { hasNextPage: false, endCursor: null },
+            nodes: this.reviews.map((review) => ({
+              author: { __typename: review.user?.type === "Bot" ? "Bot" : "User", login: review.user?.login },
+              state: review.state,
+              commit: review.commit_id ? { oid: review.commit_id } : null,
+              submittedAt: review.submitted_at ?? null,
+              body: review.body ?? "",
+            })),
+          },
+          baseRef: { target: { oid: baseTip, file: config ? { object: config } : null } },
+        },
+      },
+    };
+  }
+
+  private blobAt(rev: string, path: string): unknown {
+    try {
+      const oid = this.git("rev-parse", `${rev}:${path}`);
+      return this.blob(oid);
+    } catch {
+      return null;
+    }
+  }
+
+  private blob(oid: string): unknown {
+    const raw = execFileSync("git", ["cat-file", "blob", oid], { cwd: this.repo.dir });
+    const binary = raw.subarray(0, 8000).includes(0);
+    return {
+      oid,
+      text: binary ? null : raw.toString("utf8"),
+      isBinary: binary,
+      isTruncated: false,
+      byteSize: raw.length,
+    };
+  }
+
+  private batch(variables: Record<string, unknown>): unknown {
+    const repository: Record<string, unknown> = {};
+    const top: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(variables)) {
+      const index = name.slice(1);
+      if (/^b\d+$/.test(name)) {
+        try {
+          repository[`b${index}`] = this.blob(String(value));
+        } catch {
+          repository[`b${index}`] = null;
+        }
+      } else if (/^p\d+$/.test(name)) {
+        const login = String(value);
+        const permission = Object.entries(this.permissions).find(
+          ([who]) => who.toLowerCase() === login.toLowerCase(),
+        )?.[1];
+        repository[`p${index}`] = { edges: permission ? [{ permission, node: { login } }] : [] };
+      } else if (/^o\d+$/.test(name)) {
+        const slug = String(variables[`t${index}`]);
+        const members = this.teams[`@${String(value)}/${slug}`];
+        top[`t${index}`] = {
+          team: members
+            ? { members: { totalCount: members.length, nodes: members.map((login) => ({ login })) } }
+            : null,
+        };
+      }
+    }
+    return { repository, ...top };
+  }
+
+  private compare(uri: string): [number, unknown] {
+    const basehead = decodeURIComponent(uri.split("/compare/")[1]!.split("?")[0]!);
+    const [base, head] = basehead.split("...");
+    const mergeBase = this.git("merge-base", base!, head!);
+    const log = this.git("log", "--reverse", "--topo-order", "--format=%H %P%x00%an", `${mergeBase}..${head}`);
+    const commits = log
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => {
+        const [shas, name] = line.split("\u0000");
+        const [sha, ...parents] = shas!.split(" ");
+        const who = this.logins.get(sha!) ?? { login: name ?? null };
+        return {
+          sha,
+          author: who.login
+            ? { login: who.login, type: who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User") }
+            : null,
+          parents: parents.filter(Boolean).map((parent) => ({ sha: parent })),
+          commit: { author: { name }, verification: { verified: who.verified ?? false } },
+        };
+      });
+    return [200, { merge_base_commit: { sha: mergeBase }, total_commits: commits.length, commits, files: [] }];
+  }
+
+  private tree(uri: string): [number, unknown] {
+    const sha = decodeURIComponent(uri.split("/git/trees/")[1]!.split("?")[0]!);
+    let listing: string;
+    try {
+      listing = execFileSync("git", ["ls-tree", "-r", "-l", "-z", sha], { cwd: this.repo.dir, encoding: "utf8" });
+    } catch {
+      return [404, { message: "Not Found" }];
+    }
+    const tree = listing
+      .split("\u0000")
+      .filter(Boolean)
+      .map((record) => {
+        const [meta, path] = record.split("\t");
+        const [mode, type, oid, size] = meta!.split(/ +/);
+        return { path, mode, type, sha: oid, ...(type === "blob" && { size: Number(size) }) };
+      });
+    return [200, { sha, tree, truncated: false }];
+  }
+
+  private createCommit(input: {
+    branch: { branchName: string };
+    expectedHeadOid: string;
+    message: { headline: string; body?: string };
+    fileChanges: { additions?: { path: string; contents: string }[] };
+  }): [number, unknown] {
+    const ref = `refs/heads/${input.branch.branchName}`;
+    const current = this.sha(ref);
+    if (current !== input.expectedHeadOid) {
+      return [
+        200,
+        {
+          data: null,
+          errors: [
+            { type: "STALE_DATA", message: `Expected branch to point to "${input.expectedHeadOid}" but it did not.` },
+          ],
+        },
+      ];
+    }
+    const index = `${this.repo.dir}/.git/fake-index`;
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    const run = (args: string[], input?: Buffer) =>
+      execFileSync("git", args, { cwd: this.repo.dir, env, input }).toString("utf8").trim();
+    run(["read-tree", current]);
+    for (const addition of input.fileChanges.additions ?? []) {
+      const blob = run(["hash-object", "-w", "--stdin"], Buffer.from(addition.contents, "base64"));
+      run(["update-index", "--add", "--cacheinfo", `100644,${blob},${addition.path}`]);
+    }
+    const tree = run(["write-tree"]);
+    const commit = execFileSync(
+      "git",
+      ["commit-tree", tree, "-p", current, "-m", `${input.message.headline}\n\n${input.message.body ?? ""}`],
+      {
+        cwd: this.repo.dir,
+        env: {
+          ...env,
+          GIT_AUTHOR_NAME: this.bot,
+          GIT_AUTHOR_EMAIL: "bot@example.com",
+          GIT_COMMITTER_NAME: "GitHub",
+          GIT_COMMITTER_EMAIL: "noreply@github.com",
+        },
+      },
+    )
+      .toString("utf8")
+      .trim();
+    run(["update-ref", ref, commit, current]);
+    this.logins.set(commit, { login: this.bot, type: "Bot", verified: true });
+    return [200, { data: { createCommitOnBranch: { commit: { oid: commit } } } }];
+  }
+
+  private listChecks(uri: string): [number, unknown] {
+    const ref = decodeURIComponent(uri.split("/commits/")[1]!.split("/")[0]!);
+    const name = new URL(uri, API).searchParams.get("check_name");
+    const runs = this.checkRuns.filter((run) => run.head_sha === ref && (!name || run.name === name));
+    return [200, { total_count: runs.length, check_runs: runs.map((run) => ({ ...run })) }];
+  }
+
+  private createCheck(
+    body: CheckRun & { output: { title: string; summary: string; annotations?: unknown[] } },
+  ): [number, unknown] {
+    const run: CheckRun = {
+      id: this.nextId++,
+      name: body.name,
+      head_sha: body.head_sha,
+      status: body.status,
+      conclusion: body.conclusion,
+      ...(body.details_url && { details_url: body.details_url }),
+      output: {
+        title: body.output.title,
+        summary: body.output.summary,
+        annotations_count: body.output.annotations?.length ?? 0,
+      },
+      annotations: [...(body.output.annotations ?? [])],
+    };
+    this.checkRuns.push(run);
+    return [201, run];
+  }
+
+  private updateCheck(
+    uri: string,
+    body: Partial<CheckRun> & { output?: { title: string; summary: string; annotations?: unknown[] } },
+  ): [number, unknown] {
+    const id = Number(uri.split("/check-runs/")[1]);
+    const run = this.checkRuns.find((item) => item.id === id);
+    if (!run) return [404, { message: "Not Found" }];
+    if (body.conclusion) run.conclusion = body.conclusion;
+    if (body.output) {
+      run.annotations.push(...(body.output.annotations ?? []));
+      run.output = {
+        title: body.output.title,
+        summary: body.output.summary,
+        annotations_count: run.annotations.length,
+      };
+    }
+    return [200, run];
+  }
+
+  private createComment(body: { body: string }): [number, unknown] {
+    const comment = { id: this.nextId++, body: body.body, user: { login: this.bot, type: "Bot" } };
+    this.comments.push(comment);
+    return [201, comment];
+  }
+
+  private updateComment(uri: string, body: { body: string }): [number, unknown] {
+    const comment = this.comments.find((item) => item.id === Number(uri.split("/comments/")[1]));
+    if (!comment) return [404, { message: "Not Found" }];
+    comment.body = body.body;
+    return [200, comment];
+  }
+
+  private deleteComment(uri: string): [number, unknown] {
+    const at = this.comments.findIndex((item) => item.id === Number(uri.split("/comments/")[1]));
+    if (at < 0) return [404, { message: "Not Found" }];
+    this.comments.splice(at, 1);
+    return [204, ""];
+  }
+}
