@@ -46,6 +46,10 @@ export async function checkPullRequest(
   trigger: Trigger,
   log: Logger,
 ): Promise<Outcome> {
+  return run(api, number, trigger, log, 1);
+}
+
+async function run(api: GitHubApi, number: number, trigger: Trigger, log: Logger, retries: number): Promise<Outcome> {
   let evaluation = await evaluatePullRequest(api, number);
   if (!evaluation) {
     log.info(`pull request #${number} is gone; nothing to check`);
@@ -68,7 +72,9 @@ export async function checkPullRequest(
     else {
       recorded = await record(api, evaluation, log);
       if (!recorded) {
-        log.info(`pull request #${number} moved while recording; the newer head is judged by its own event`);
+        // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
+        log.info(`pull request #${number} moved while recording; judging its new head`);
+        if (retries > 0) return run(api, number, trigger, log, retries - 1);
         return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
       }
       const next = await evaluatePullRequest(api, number, { headSha: recorded });
@@ -90,10 +96,13 @@ export async function checkPullRequest(
   );
   const needed =
     report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
+  // A slow delivery must not overwrite what a newer head's delivery wrote: when the comment names
+  // another head, write only if this head is still the pull request's.
+  const current = async () => headSha === recorded || (await api.pullRequest(number))?.headRefOid === headSha;
   const comment =
     report.conclusion === "neutral"
       ? "none"
-      : await upsertComment(api, number, commentBody(report, headSha, withheld), needed);
+      : await upsertComment(api, number, { body: commentBody(report, headSha, withheld), needed, headSha, current });
   return { evaluated: true, headSha, report, ...(recorded && { recorded }), check, comment };
 }
 

@@ -11,9 +11,10 @@ import { buildReport, configReport, createModel, evaluate, neutralReport } from 
 import type { WorkflowModel } from "../core/model.js";
 import type { SnapshotScope } from "../core/port.js";
 import { wantedRevisions } from "../core/service.js";
-import type { PrCommit, PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
+import type { PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
 import { violation } from "../core/violations.js";
 import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
+import { GitHubRepository, prCommitsOf } from "./repository.js";
 import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
 
 export interface Evaluation {
@@ -43,18 +44,11 @@ export async function evaluatePullRequest(
   const loaded = loadConfig(facts);
   if (!loaded.ok) return { facts, headSha, report: loaded.report, incomplete: false };
   const { config, model } = loaded;
-  const comparison = await api.compare(facts.baseTip, headSha);
-  const [baseTree, headTree] = await Promise.all([api.tree(comparison.mergeBase), api.tree(headSha)]);
+  const repo = new GitHubRepository(api);
+  const comparison = await repo.compare(facts.baseTip, headSha);
+  const [baseTree, headTree] = await Promise.all([repo.listing(comparison.mergeBase), repo.listing(headSha)]);
   const files = changedFiles(baseTree, headTree);
-  const commits: PrCommit[] = comparison.commits.map((commit) => ({
-    sha: commit.sha,
-    author: commit.author?.login ?? null,
-    gitName: commit.commit.author?.name ?? null,
-    parents: commit.parents.map((parent) => parent.sha),
-    ...(typeof commit.commit.verification?.verified === "boolean" && {
-      verified: commit.commit.verification.verified,
-    }),
-  }));
+  const commits = prCommitsOf(comparison);
   const pr: PrContext = {
     author: facts.author,
     headSha,
@@ -66,27 +60,21 @@ export async function evaluatePullRequest(
   };
   const scope = model.prScope(files);
   const limits = readLimits(config);
-  const viewTrees = await readTrees(api, wantedRevisions(config, pr));
+  const viewTrees = await readTrees(repo, wantedRevisions(config, pr));
   const people = peopleToLookUp(config, pr);
   const first = await api.batch({
     blobs: [baseTree, headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, scope, limits)),
     people: people.logins,
     teams: people.teams,
   });
-  const read = new Map(first.blobs);
+  for (const [oid, blob] of first.blobs) repo.blobs.set(oid, blob);
+  const read = repo.blobs;
   let base = snapshotOf(baseTree, scope, limits, read);
   let head = snapshotOf(headTree, scope, limits, read);
   let viewScope: SnapshotScope = scope;
   const more = model.followUp?.(base, head);
   if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
-    const extra = await api.batch({
-      blobs: [headTree, ...viewTrees.values()]
-        .flatMap((tree) => blobsToRead(tree, more, limits))
-        .filter((oid) => !read.has(oid)),
-      people: [],
-      teams: [],
-    });
-    for (const [oid, blob] of extra.blobs) read.set(oid, blob);
+    await repo.prefetch([headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, more, limits)));
     viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
     head = snapshotOf(headTree, viewScope, limits, read);
     base = snapshotOf(baseTree, scope, limits, read);
@@ -131,12 +119,12 @@ function loadConfig(facts: PullRequestFacts): Loaded {
 }
 
 /** Trees of the commits the approval rules look into; a commit GitHub no longer has is left out. */
-async function readTrees(api: GitHubApi, shas: readonly string[]): Promise<Map<string, Tree>> {
+async function readTrees(repo: GitHubRepository, shas: readonly string[]): Promise<Map<string, Tree>> {
   const trees = new Map<string, Tree>();
   await Promise.all(
     shas.map(async (sha) => {
       try {
-        trees.set(sha, await api.tree(sha));
+        trees.set(sha, await repo.listing(sha));
       } catch (error) {
         if (!isStatus(error, 404, 409, 422)) throw error;
       }

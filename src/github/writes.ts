@@ -104,9 +104,9 @@ interface IssueComment {
 export async function upsertComment(
   api: GitHubApi,
   number: number,
-  body: string,
-  needed: boolean,
+  comment: { body: string; needed: boolean; headSha: string; current: () => Promise<boolean> },
 ): Promise<WriteResult> {
+  const { body, needed } = comment;
   const mine = await ownComments(api, number);
   if (mine.length === 0) {
     if (!needed) return "none";
@@ -121,6 +121,8 @@ export async function upsertComment(
   const [keep, ...extras] = mine;
   for (const extra of extras) await deleteComment(api, extra.id);
   if (keep!.body === body) return "unchanged";
+  const written = /<!-- taskgate:head ([0-9a-f]+) -->/.exec(keep!.body ?? "")?.[1];
+  if (written && written !== comment.headSha && !(await comment.current())) return "unchanged";
   await api.octokit.rest.issues.updateComment({ ...api.repo, comment_id: keep!.id, body });
   return "updated";
 }

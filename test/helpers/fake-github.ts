@@ -79,6 +79,8 @@ export class FakeGitHub {
   readonly requests: RecordedRequest[] = [];
   /** Answer the next matching requests with an error status (one entry per request). */
   readonly failures: { method: string; match: RegExp; status: number; message?: string }[] = [];
+  /** Called before each request is answered: lets a test make something happen "meanwhile". */
+  onRequest: ((request: RecordedRequest) => void) | undefined;
   private nextId = 100;
   private readonly invalidGraphql: string[] = [];
 
@@ -198,6 +200,7 @@ export class FakeGitHub {
   private answer(method: string, uri: string, handle: () => [number, unknown]): [number, unknown] {
     const path = uri.split("?")[0]!;
     this.requests.push({ method, path });
+    this.onRequest?.({ method, path });
     const failure = this.failures.findIndex((item) => item.method === method && item.match.test(path));
     if (failure >= 0) {
       const [item] = this.failures.splice(failure, 1);
@@ -209,6 +212,7 @@ export class FakeGitHub {
   private graphql(body: { query: string; variables: Record<string, unknown> }): [number, unknown] {
     const operation = /(?:query|mutation)\s+(\w+)/.exec(body.query)?.[1] ?? "anonymous";
     this.requests.push({ method: "POST", path: "/graphql", operation });
+    this.onRequest?.({ method: "POST", path: "/graphql", operation });
     const errors = validateGraphql(body.query) as readonly { message: string }[];
     if (errors.length > 0) {
       this.invalidGraphql.push(`${operation}: ${errors.map((error) => error.message).join("; ")}`);
