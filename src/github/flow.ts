@@ -8,7 +8,7 @@ import { writeRecords } from "../core/evaluate.js";
 import { renderRootOf } from "../core/paths.js";
 import type { Report, Snapshot } from "../core/types.js";
 import type { GitHubApi } from "./api.js";
-import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
+import { evaluatePullRequest, isStatus, type Evaluation } from "./pull-request.js";
 import { checkOutput, commentBody, type Withheld } from "./summary.js";
 import { blobsToRead, snapshotOf } from "./trees.js";
 import { commitFiles, publishCheck, upsertComment, type WriteResult } from "./writes.js";
@@ -50,6 +50,17 @@ export async function checkPullRequest(
 }
 
 async function run(api: GitHubApi, number: number, trigger: Trigger, log: Logger, retries: number): Promise<Outcome> {
+  try {
+    return await judge(api, number, trigger, log, retries);
+  } catch (error) {
+    // A pull request, branch or commit deleted while the delivery ran: nothing left to report on.
+    if (!isStatus(error, 404, 410)) throw error;
+    log.info(`pull request #${number}: GitHub answered ${(error as { status: number }).status}; it is gone`);
+    return { evaluated: false };
+  }
+}
+
+async function judge(api: GitHubApi, number: number, trigger: Trigger, log: Logger, retries: number): Promise<Outcome> {
   let evaluation = await evaluatePullRequest(api, number);
   if (!evaluation) {
     log.info(`pull request #${number} is gone; nothing to check`);
