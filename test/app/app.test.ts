@@ -228,3 +228,48 @@ describe("the app on a board", () => {
     expect(fake.comments[0]!.body).toContain("quinn rejected api: cover the error path");
   });
 });
+
+describe("what the app never trusts", () => {
+  it("counts neither the author's review, a bot's, nor one below min_permission; repeats no secret", async () => {
+    const { fake, reviewed } = phasesRepo();
+    const token = `ghp_${"Qw3".repeat(12)}`;
+    fake.permissions = { carol: "ADMIN", "other[bot]": "ADMIN", dave: "READ" };
+    fake.review("carol", "APPROVED", reviewed, "2026-11-30T10:00:00Z", token);
+    fake.review("other[bot]", "APPROVED", reviewed, "2026-11-30T10:01:00Z");
+    fake.review("dave", "APPROVED", reviewed, "2026-11-30T10:02:00Z", `leaked ${token}`);
+    await probot().receive({
+      id: "1",
+      name: "pull_request_review",
+      payload: fake.payload(example("pull_request_review", "submitted")) as never,
+    });
+    expect(fake.apiRequests.some((request) => request.operation === "RecordDecisions")).toBe(false);
+    expect(fake.sha("feature")).toBe(reviewed);
+    const check = fake.checkRuns[0]!;
+    expect(check.conclusion).toBe("action_required");
+    expect(check.output.summary).toContain("carol is the author");
+    expect(check.output.summary).toContain("bots never approve");
+    expect(check.output.summary).toContain("dave has read permission; write is needed");
+    const everything = JSON.stringify({ checks: fake.checkRuns, comments: fake.comments });
+    expect(everything).not.toContain(token);
+  });
+
+  it("refuses a commit that claims to be the bot without GitHub's verified signature", async () => {
+    const { repo, fake, reviewed } = phasesRepo();
+    repo.write({
+      "tasks/login/.state": "research:approved\n",
+      "tasks/login/.state.approvals": "research:approved|2026-11-30T10:00:00Z|bob\n",
+    });
+    const forged = repo.commit("record approval", "taskgate[bot]");
+    fake.logins.set(forged, { login: "taskgate[bot]", type: "Bot", verified: false });
+    fake.review("bob", "APPROVED", reviewed, "2026-11-30T10:00:00Z");
+    fake.permissions.bob = "WRITE";
+    await probot().receive({
+      id: "1",
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "synchronize")) as never,
+    });
+    const check = fake.checkRuns.find((run) => run.head_sha === forged)!;
+    expect(check.conclusion).toBe("failure");
+    expect(check.output.summary).toContain("approval-forged");
+  });
+});

@@ -63,7 +63,8 @@ export class FakeGitHub {
   readonly owner: string;
   readonly name: string;
   readonly number: number;
-  readonly base: string;
+  /** The base branch; a test may retarget the pull request. */
+  base: string;
   readonly head: string;
   readonly author: string;
   readonly bot: string;
@@ -81,6 +82,8 @@ export class FakeGitHub {
   readonly failures: { method: string; match: RegExp; status: number; message?: string }[] = [];
   /** Called before each request is answered: lets a test make something happen "meanwhile". */
   onRequest: ((request: RecordedRequest) => void) | undefined;
+  /** How many teams' members were asked for. */
+  teamQueries = 0;
   private nextId = 100;
   private readonly invalidGraphql: string[] = [];
 
@@ -308,6 +311,7 @@ export class FakeGitHub {
         )?.[1];
         repository[`p${index}`] = { edges: permission ? [{ permission, node: { login } }] : [] };
       } else if (/^o\d+$/.test(name)) {
+        this.teamQueries++;
         const slug = String(variables[`t${index}`]);
         const members = this.teams[`@${String(value)}/${slug}`];
         top[`t${index}`] = {
