@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { app } from "../../src/app/index.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
+import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
 
 type Example = { name: string; examples: Record<string, unknown>[] };
 const EXAMPLES = examples as unknown as Example[];
@@ -271,5 +271,68 @@ describe("what the app never trusts", () => {
     const check = fake.checkRuns.find((run) => run.head_sha === forged)!;
     expect(check.conclusion).toBe("failure");
     expect(check.output.summary).toContain("approval-forged");
+  });
+});
+
+describe("status files in the record commit", () => {
+  it("re-renders them with the records when render.commit is pr, so render --check stays clean", async () => {
+    const repo = tempRepo();
+    repos.push(repo);
+    repo.write({
+      ".github/taskgate.yml": "preset: phases\n",
+      "tasks/login/.state": "research\n",
+      "tasks/login/SPEC.md": "# Spec\n",
+    });
+    expect((await runCli(["render"], repo.dir)).code).toBe(0);
+    repo.commit("base with rendered status", "alice");
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
+    expect((await runCli(["render"], repo.dir)).code).toBe(0);
+    const reviewed = repo.commit("ready", "carol");
+    const fake = new FakeGitHub(repo, { head: "feature" });
+    fake.install();
+    fake.permissions.bob = "WRITE";
+    fake.review("bob", "APPROVED", reviewed, "2026-11-30T10:00:00Z");
+    await probot().receive({
+      id: "1",
+      name: "pull_request_review",
+      payload: fake.payload(example("pull_request_review", "submitted")) as never,
+    });
+    const head = fake.sha("feature");
+    const changed = fake.git("diff", "--name-only", reviewed, head).split("\n").sort();
+    expect(changed).toEqual([
+      "docs/status/cards/login.md",
+      "docs/status/matrix.md",
+      "docs/status/stages.md",
+      "tasks/login/.state",
+      "tasks/login/.state.approvals",
+    ]);
+    fake.syncWorkTree();
+    expect((await runCli(["render", "--check"], repo.dir)).code).toBe(0);
+    expect(fake.checkRuns.find((run) => run.head_sha === head)).toMatchObject({ conclusion: "success" });
+  });
+
+  it("writes no comment on a pull request with nothing to say", async () => {
+    const repo = tempRepo();
+    repos.push(repo);
+    repo.write({
+      ".github/taskgate.yml": "preset: phases\n",
+      "tasks/login/.state": "research\n",
+      "tasks/login/SPEC.md": "s\n",
+    });
+    repo.commit("base", "alice");
+    repo.git("checkout", "-q", "-b", "clean", "main");
+    repo.write({ "tasks/login/NOTES.md": "notes\n" });
+    repo.commit("notes", "carol");
+    const fake = new FakeGitHub(repo, { head: "clean" });
+    fake.install();
+    await probot().receive({
+      id: "1",
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "opened")) as never,
+    });
+    expect(fake.checkRuns).toEqual([expect.objectContaining({ conclusion: "success" })]);
+    expect(fake.comments).toEqual([]);
+    expect(fake.apiRequests.filter((request) => request.path.includes("/comments"))).toHaveLength(1);
   });
 });

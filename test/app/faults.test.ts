@@ -212,3 +212,42 @@ describe("big reports", () => {
     expect(output.annotations).toHaveLength(3000);
   });
 });
+
+describe("lists GitHub caps", () => {
+  it("fails closed, saying what it could not see, and records nothing", async () => {
+    const { repo, fake, reviewed: head } = setUp();
+    repo.write({ "tasks/login/SPEC.md": "# Spec\nmore\n" });
+    const last = repo.commit("more", "carol");
+    fake.commitCap = 1;
+    fake.review("bob", "APPROVED", last, "2026-11-30T10:00:00Z");
+    await probot().receive(reviewed(fake));
+    expect(fake.apiRequests.some((request) => request.operation === "RecordDecisions")).toBe(false);
+    const check = fake.checkRuns.find((run) => run.head_sha === last)!;
+    expect(check.conclusion).toBe("failure");
+    expect(check.output.summary).toContain("GitHub lists only 1");
+    expect(head).not.toBe(last);
+  });
+});
+
+describe("rate limits", () => {
+  it("waits and retries when GitHub says the quota is used up", async () => {
+    const { fake } = setUp();
+    fake.failures.push({
+      method: "GET",
+      match: /\/compare\//,
+      status: 403,
+      message: "API rate limit exceeded",
+      headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000)) },
+    });
+    const instance = new Probot({
+      appId: 1,
+      privateKey: privateKey(),
+      Octokit: ProbotOctokit.defaults((options: object) => ({ ...options, retry: { enabled: false } })),
+      logLevel: "fatal",
+    });
+    instance.load(app);
+    await instance.receive(opened(fake));
+    expect(fake.apiRequests.filter((request) => request.path.includes("/compare/"))).toHaveLength(2);
+    expect(fake.checkRuns).toHaveLength(1);
+  });
+});

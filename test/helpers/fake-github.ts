@@ -79,7 +79,15 @@ export class FakeGitHub {
   readonly comments: IssueComment[] = [];
   readonly requests: RecordedRequest[] = [];
   /** Answer the next matching requests with an error status (one entry per request). */
-  readonly failures: { method: string; match: RegExp; status: number; message?: string }[] = [];
+  readonly failures: {
+    method: string;
+    match: RegExp;
+    status: number;
+    message?: string;
+    headers?: Record<string, string>;
+  }[] = [];
+  /** List at most this many commits in a comparison, as GitHub caps it at 250. */
+  commitCap = 250;
   /** Called before each request is answered: lets a test make something happen "meanwhile". */
   onRequest: ((request: RecordedRequest) => void) | undefined;
   /** How many teams' members were asked for. */
@@ -200,14 +208,18 @@ export class FakeGitHub {
       .reply((uri) => this.answer("DELETE", uri, () => this.deleteComment(uri)));
   }
 
-  private answer(method: string, uri: string, handle: () => [number, unknown]): [number, unknown] {
+  private answer(
+    method: string,
+    uri: string,
+    handle: () => [number, unknown],
+  ): [number, unknown] | [number, unknown, Record<string, string>] {
     const path = uri.split("?")[0]!;
     this.requests.push({ method, path });
     this.onRequest?.({ method, path });
     const failure = this.failures.findIndex((item) => item.method === method && item.match.test(path));
     if (failure >= 0) {
       const [item] = this.failures.splice(failure, 1);
-      return [item!.status, { message: item!.message ?? "fake failure" }];
+      return [item!.status, { message: item!.message ?? "fake failure" }, item!.headers ?? {}];
     }
     return handle();
   }
@@ -345,7 +357,15 @@ export class FakeGitHub {
           commit: { author: { name }, verification: { verified: who.verified ?? false } },
         };
       });
-    return [200, { merge_base_commit: { sha: mergeBase }, total_commits: commits.length, commits, files: [] }];
+    return [
+      200,
+      {
+        merge_base_commit: { sha: mergeBase },
+        total_commits: commits.length,
+        commits: commits.slice(0, this.commitCap),
+        files: [],
+      },
+    ];
   }
 
   private tree(uri: string): [number, unknown] {
