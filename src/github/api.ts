@@ -2,12 +2,13 @@
  * The GitHub calls taskgate makes, one method each, with what each costs. The only module besides
  * the writers that knows Octokit; everything above it works with plain data.
  */
-import type { ProbotOctokit } from "probot";
+import type { Octokit as RestOctokit } from "@octokit/rest";
 import type { Permission, Review } from "../core/types.js";
 import { CONFIG_PATH } from "../core/config.js";
 import { PULL_REQUEST_FACTS, batchQuery } from "./queries.js";
 
-export type Octokit = InstanceType<typeof ProbotOctokit>;
+/** What taskgate needs of an Octokit: Probot's (the app) and @octokit/rest's (the Action) both fit. */
+export type Octokit = Pick<RestOctokit, "rest" | "graphql" | "paginate">;
 
 export interface RepoRef {
   readonly owner: string;
@@ -117,7 +118,7 @@ export class GitHubApi {
   ) {}
 
   /** The pull request, its reviews and the base branch's config: one GraphQL request per 100 reviews. */
-  async pullRequest(number: number): Promise<PullRequestFacts | undefined> {
+  async pullRequest(number: number, configPath: string = CONFIG_PATH): Promise<PullRequestFacts | undefined> {
     const reviews: Review[] = [];
     let after: string | null = null;
     let first: NonNullable<NonNullable<FactsResponse["repository"]>["pullRequest"]> | undefined;
@@ -126,7 +127,7 @@ export class GitHubApi {
         owner: this.repo.owner,
         name: this.repo.repo,
         number,
-        configPath: CONFIG_PATH,
+        configPath,
         after,
       });
       const pr = response.repository?.pullRequest;

@@ -9,9 +9,9 @@ import { renderRootOf } from "../core/paths.js";
 import type { Report, Snapshot } from "../core/types.js";
 import type { GitHubApi } from "./api.js";
 import { evaluatePullRequest, isStatus, type Evaluation } from "./pull-request.js";
-import { checkOutput, commentBody, type Withheld } from "./summary.js";
+import { checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, snapshotOf } from "./trees.js";
-import { commitFiles, publishCheck, upsertComment, type WriteResult } from "./writes.js";
+import { commitFiles, publishCheck, publishStatus, upsertComment, type WriteResult } from "./writes.js";
 
 /** Above this many task files, the bot leaves rendering to the default branch instead of its commit. */
 export const MAX_RENDER_BLOBS = 2000;
@@ -30,10 +30,21 @@ export interface Trigger {
   readonly headSha?: string;
 }
 
+/** How one surface reports: the app as a check run, the Action as a commit status (see docs/action.md). */
+export interface ReportOptions {
+  readonly as: "check" | "status";
+  /** Where the configuration lives on the base branch (default `.github/taskgate.yml`). */
+  readonly configPath?: string;
+  /** The status's link (the Action: its workflow run); a check run links to the pull request. */
+  readonly targetUrl?: string;
+}
+
 export interface Outcome {
   readonly evaluated: boolean;
   readonly headSha?: string;
   readonly report?: Report;
+  /** What was (or would have been) shown on GitHub. */
+  readonly output?: CheckOutput;
   /** The commit the bot made, when it recorded decisions. */
   readonly recorded?: string;
   readonly check?: WriteResult;
@@ -45,13 +56,23 @@ export async function checkPullRequest(
   number: number,
   trigger: Trigger,
   log: Logger,
+  options: ReportOptions = { as: "check" },
 ): Promise<Outcome> {
-  return run(api, number, trigger, log, 1);
+  return run({ api, number, trigger, log, options }, 1);
 }
 
-async function run(api: GitHubApi, number: number, trigger: Trigger, log: Logger, retries: number): Promise<Outcome> {
+interface Job {
+  readonly api: GitHubApi;
+  readonly number: number;
+  readonly trigger: Trigger;
+  readonly log: Logger;
+  readonly options: ReportOptions;
+}
+
+async function run(job: Job, retries: number): Promise<Outcome> {
+  const { number, log } = job;
   try {
-    return await judge(api, number, trigger, log, retries);
+    return await judge(job, retries);
   } catch (error) {
     // A pull request, branch or commit deleted while the delivery ran: nothing left to report on.
     if (!isStatus(error, 404, 410)) throw error;
@@ -60,8 +81,9 @@ async function run(api: GitHubApi, number: number, trigger: Trigger, log: Logger
   }
 }
 
-async function judge(api: GitHubApi, number: number, trigger: Trigger, log: Logger, retries: number): Promise<Outcome> {
-  let evaluation = await evaluatePullRequest(api, number);
+async function judge(job: Job, retries: number): Promise<Outcome> {
+  const { api, number, trigger, log, options } = job;
+  let evaluation = await evaluatePullRequest(api, number, options.configPath ? { configPath: options.configPath } : {});
   if (!evaluation) {
     log.info(`pull request #${number} is gone; nothing to check`);
     return { evaluated: false };
@@ -85,10 +107,13 @@ async function judge(api: GitHubApi, number: number, trigger: Trigger, log: Logg
       if (!recorded) {
         // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
         log.info(`pull request #${number} moved while recording; judging its new head`);
-        if (retries > 0) return run(api, number, trigger, log, retries - 1);
+        if (retries > 0) return run(job, retries - 1);
         return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
       }
-      const next = await evaluatePullRequest(api, number, { headSha: recorded });
+      const next = await evaluatePullRequest(api, number, {
+        headSha: recorded,
+        ...(options.configPath && { configPath: options.configPath }),
+      });
       if (!next) return { evaluated: true, headSha: recorded, recorded };
       evaluation = next;
       if (evaluation.report.records.length > 0) {
@@ -100,11 +125,10 @@ async function judge(api: GitHubApi, number: number, trigger: Trigger, log: Logg
     }
   }
   const { facts, headSha, report } = evaluation;
-  const check = await publishCheck(
-    api,
-    { baseRef: facts.baseRefName, headSha, detailsUrl: facts.url },
-    checkOutput(report, withheld),
-  );
+  const output = checkOutput(report, withheld);
+  const target = { baseRef: facts.baseRefName, headSha, detailsUrl: options.targetUrl ?? facts.url };
+  const check =
+    options.as === "status" ? await publishStatus(api, target, output) : await publishCheck(api, target, output);
   const needed =
     report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
   // A slow delivery must not overwrite what a newer head's delivery wrote: when the comment names
@@ -114,7 +138,7 @@ async function judge(api: GitHubApi, number: number, trigger: Trigger, log: Logg
     report.conclusion === "neutral"
       ? "none"
       : await upsertComment(api, number, { body: commentBody(report, headSha, withheld), needed, headSha, current });
-  return { evaluated: true, headSha, report, ...(recorded && { recorded }), check, comment };
+  return { evaluated: true, headSha, report, output, ...(recorded && { recorded }), check, comment };
 }
 
 /** Why the records of an evaluation must not be committed, or `undefined` when they may be. */

@@ -36,9 +36,9 @@ export interface Evaluation {
 export async function evaluatePullRequest(
   api: GitHubApi,
   number: number,
-  options: { headSha?: string } = {},
+  options: { headSha?: string; configPath?: string } = {},
 ): Promise<Evaluation | undefined> {
-  const facts = await api.pullRequest(number);
+  const facts = await api.pullRequest(number, options.configPath);
   if (!facts) return undefined;
   const headSha = options.headSha ?? facts.headRefOid;
   const loaded = loadConfig(facts);

@@ -76,6 +76,38 @@ interface CheckBody {
   output: { title: string; summary: string; annotations: CheckOutput["annotations"][number][] };
 }
 
+const STATES = { success: "success", failure: "failure", action_required: "pending", neutral: "success" } as const;
+
+/**
+ * Reports as a commit status `taskgate: <base>` on the head commit (the Action's way: see
+ * docs/action.md). Approvals pending are `pending`; an unchanged status is not written again.
+ */
+export async function publishStatus(
+  api: GitHubApi,
+  target: { baseRef: string; headSha: string; detailsUrl: string },
+  output: CheckOutput,
+): Promise<WriteResult> {
+  const context = checkName(target.baseRef);
+  const state = STATES[output.conclusion];
+  const description = output.title.length > 140 ? `${output.title.slice(0, 139)}…` : output.title;
+  const { data } = await api.octokit.rest.repos.listCommitStatusesForRef({
+    ...api.repo,
+    ref: target.headSha,
+    per_page: 100,
+  });
+  const latest = data.find((status) => status.context === context);
+  if (latest && latest.state === state && latest.description === description) return "unchanged";
+  await api.octokit.rest.repos.createCommitStatus({
+    ...api.repo,
+    sha: target.headSha,
+    state,
+    context,
+    description,
+    target_url: target.detailsUrl,
+  });
+  return latest ? "updated" : "created";
+}
+
 async function writeCheck(
   api: GitHubApi,
   existing: number | undefined,
