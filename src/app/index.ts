@@ -5,7 +5,9 @@
  */
 import type { ApplicationFunction, Context } from "probot";
 import { GitHubApi } from "../github/api.js";
+import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Trigger } from "../github/flow.js";
+import { followUp } from "../github/followups.js";
 
 const PULL_REQUEST_EVENTS = [
   "pull_request.opened",
@@ -52,6 +54,28 @@ export const app: ApplicationFunction = (probot) => {
   probot.on("check_run.rerequested", async (context) => {
     const numbers = context.payload.check_run.pull_requests.map((pr) => pr.number);
     await run(context, numbers, { record: true, sender: context.payload.sender?.login });
+  });
+
+  // After a merge: unblocks and status files on the default branch. Idempotent, so the bot's own
+  // push finds nothing left to do.
+  probot.on("push", async (context) => {
+    const { ref, repository, deleted } = context.payload;
+    if (deleted || ref !== `refs/heads/${repository.default_branch}`) return;
+    const api = new GitHubApi(context.octokit, context.repo());
+    const outcome = await followUp(api, { log: context.log });
+    context.log.info(
+      `follow-ups on ${outcome.branch} at ${outcome.sha.slice(0, 7)}: ${outcome.files.length} file(s)` +
+        (outcome.committed ? `, committed ${outcome.committed.slice(0, 7)}` : "") +
+        (outcome.pullRequest ? `, sync pull request #${outcome.pullRequest}` : ""),
+    );
+  });
+
+  // The audit of the default branch, on demand or on a schedule: a scheduled workflow (or anyone
+  // with write access) sends a repository dispatch of type `taskgate-audit`.
+  probot.on("repository_dispatch", async (context) => {
+    if (context.payload.action !== "taskgate-audit") return;
+    const api = new GitHubApi(context.octokit, context.repo());
+    await auditDefaultBranch(api, { log: context.log });
   });
 
   probot.on("check_suite.rerequested", async (context) => {

@@ -16,6 +16,13 @@ export function emptyFindings(): Findings {
   return { violations: [], pending: [], transitions: [], records: [] };
 }
 
+/** A recorded decision found in a change: which task, where, and what it says. */
+export interface RecordedChange {
+  readonly task: string;
+  readonly path: string;
+  readonly what: string;
+}
+
 export interface NextStep {
   readonly to: string;
   /** What the move needs: an approval, an artifact, a verdict. */
@@ -50,6 +57,13 @@ export interface WorkflowModel {
    * writer of recorded decisions; the rules read them back with the same format's reader.
    */
   writeRecords(snapshot: Snapshot, records: readonly BotRecord[], options?: { now?: string }): Map<string, string>;
+  /**
+   * Recorded decisions `after` has that `before` had not (approval lines and approved states; board
+   * approve, reject and unblock entries): what only taskgate's own commits may add.
+   */
+  decisionsAdded(before: Snapshot, after: Snapshot): RecordedChange[];
+  /** Files that hold recorded decisions at a revision (the audit reads them per commit). */
+  recordFiles(snapshot: Snapshot): string[];
   /** Ids of every task at a revision (for suggestions and listings). */
   taskIds(snapshot: Snapshot): string[];
 }

@@ -49,17 +49,21 @@ export interface Loaded {
 }
 
 /** Reads and validates the config at a revision; `undefined` when the repository has none. */
-export async function loadConfig(repo: SnapshotReader, rev: string): Promise<Loaded | undefined> {
-  const snapshot = await repo.readSnapshot(rev, { paths: [CONFIG_PATH], prefixes: [] });
-  const entry = snapshot.files.get(CONFIG_PATH);
+export async function loadConfig(
+  repo: SnapshotReader,
+  rev: string,
+  path: string = CONFIG_PATH,
+): Promise<Loaded | undefined> {
+  const snapshot = await repo.readSnapshot(rev, { paths: [path], prefixes: [] });
+  const entry = snapshot.files.get(path);
   if (!entry) return undefined;
   if (entry.kind !== "file" || entry.text === undefined) {
-    throw new ConfigError([{ path: "", message: `${CONFIG_PATH} is not a readable text file (${entry.kind})` }]);
+    throw new ConfigError([{ path: "", message: `${path} is not a readable text file (${entry.kind})` }], path);
   }
   const parsed = parseConfig(entry.text);
-  if (!parsed.ok) throw new ConfigError(parsed.issues);
+  if (!parsed.ok) throw new ConfigError(parsed.issues, path);
   const created = createModel(parsed.config);
-  if (!created.ok) throw new ConfigError(locateIssues(entry.text, created.issues));
+  if (!created.ok) throw new ConfigError(locateIssues(entry.text, created.issues), path);
   return { config: parsed.config, model: created.model };
 }
 
@@ -153,9 +157,9 @@ async function readRevisions(
 }
 
 /** Audits every task at a revision. */
-export async function auditRevision(repo: TaskRepository, ref: string): Promise<Report> {
+export async function auditRevision(repo: TaskRepository, ref: string, configPath?: string): Promise<Report> {
   const sha = await repo.resolve(ref);
-  const loaded = await loadConfig(repo, sha);
+  const loaded = await loadConfig(repo, sha, configPath);
   if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${CONFIG_PATH})`);
   const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   return audit(loaded.config, { ...snapshot, rev: ref });

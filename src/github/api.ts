@@ -5,7 +5,7 @@
 import type { Octokit as RestOctokit } from "@octokit/rest";
 import type { Permission, Review } from "../core/types.js";
 import { CONFIG_PATH } from "../core/config.js";
-import { PULL_REQUEST_FACTS, batchQuery } from "./queries.js";
+import { DEFAULT_BRANCH, PULL_REQUEST_FACTS, authorizationQuery, batchQuery } from "./queries.js";
 
 /** What taskgate needs of an Octokit: Probot's (the app) and @octokit/rest's (the Action) both fit. */
 export type Octokit = Pick<RestOctokit, "rest" | "graphql" | "paginate">;
@@ -238,4 +238,82 @@ export class GitHubApi {
     }
     return { blobs, permissions, teams };
   }
+
+  /** The default branch and its tip: one GraphQL request. */
+  async defaultBranch(): Promise<{ name: string; sha: string }> {
+    const data = await this.octokit.graphql<{
+      repository: { defaultBranchRef: { name: string; target: { oid: string } } | null };
+    }>(DEFAULT_BRANCH, { owner: this.repo.owner, name: this.repo.repo });
+    const ref = data.repository.defaultBranchRef;
+    if (!ref) throw new Error(`${this.repo.owner}/${this.repo.repo} has no default branch`);
+    return { name: ref.name, sha: ref.target.oid };
+  }
+
+  /** The latest commits of a branch (one request for up to 100). */
+  async recentCommits(sha: string, count: number): Promise<CompareCommit[]> {
+    const { data } = await this.octokit.rest.repos.listCommits({ ...this.repo, sha, per_page: Math.min(count, 100) });
+    return data as unknown as CompareCommit[];
+  }
+
+  /** One commit with the files it changed: one request (the audit without a checkout). */
+  async commitFiles(sha: string): Promise<{ commit: CompareCommit; files: string[] }> {
+    const { data } = await this.octokit.rest.repos.getCommit({ ...this.repo, ref: sha, per_page: 100 });
+    const files = (data.files ?? []).flatMap((file) => [
+      file.filename,
+      ...(file.previous_filename ? [file.previous_filename] : []),
+    ]);
+    return { commit: data as unknown as CompareCommit, files };
+  }
+
+  /**
+   * For each commit, whether it belongs to a merged pull request into `base` whose check or status
+   * `name` succeeded on its last commit. One GraphQL request per 50 commits.
+   */
+  async authorized(shas: readonly string[], base: string, name: string): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (let start = 0; start < shas.length; start += 50) {
+      const batch = shas.slice(start, start + 50);
+      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
+      batch.forEach((sha, index) => (variables[`c${index}`] = sha));
+      const data = await this.octokit.graphql<{ repository: Record<string, AuthorizationNode | null> }>(
+        authorizationQuery(batch.length),
+        variables,
+      );
+      batch.forEach((sha, index) => {
+        const pulls = data.repository[`c${index}`]?.associatedPullRequests?.nodes ?? [];
+        const passed = pulls.some(
+          (pull) =>
+            pull.merged &&
+            pull.baseRefName === base &&
+            (pull.commits.nodes[0]?.commit.statusCheckRollup?.contexts.nodes ?? []).some(
+              (context) =>
+                (context.__typename === "CheckRun" && context.name === name && context.conclusion === "SUCCESS") ||
+                (context.__typename === "StatusContext" && context.context === name && context.state === "SUCCESS"),
+            ),
+        );
+        if (passed) out.add(sha);
+      });
+    }
+    return out;
+  }
+}
+
+interface AuthorizationNode {
+  associatedPullRequests?: {
+    nodes: {
+      merged: boolean;
+      baseRefName: string;
+      commits: {
+        nodes: {
+          commit: {
+            statusCheckRollup: {
+              contexts: {
+                nodes: { __typename: string; name?: string; conclusion?: string; context?: string; state?: string }[];
+              };
+            } | null;
+          };
+        }[];
+      };
+    }[];
+  };
 }

@@ -11,7 +11,7 @@ import type { GitHubApi } from "./api.js";
 import { evaluatePullRequest, isStatus, type Evaluation } from "./pull-request.js";
 import { checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, snapshotOf } from "./trees.js";
-import { commitFiles, publishCheck, publishStatus, upsertComment, type WriteResult } from "./writes.js";
+import { CommitRefused, commitFiles, publishCheck, publishStatus, upsertComment, type WriteResult } from "./writes.js";
 
 /** Above this many task files, the bot leaves rendering to the default branch instead of its commit. */
 export const MAX_RENDER_BLOBS = 2000;
@@ -37,6 +37,8 @@ export interface ReportOptions {
   readonly configPath?: string;
   /** The status's link (the Action: its workflow run); a check run links to the pull request. */
   readonly targetUrl?: string;
+  /** The token may not write (a fork's pull request in a workflow): judge and return, write nothing. */
+  readonly readOnly?: boolean;
 }
 
 export interface Outcome {
@@ -100,32 +102,46 @@ async function judge(job: Job, retries: number): Promise<Outcome> {
   let withheld: Withheld | undefined;
   let recorded: string | undefined;
   if (evaluation.report.records.length > 0) {
-    const refusal = whyNotRecord(evaluation, trigger);
+    const refusal = options.readOnly
+      ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
+      : whyNotRecord(evaluation, trigger);
     if (refusal) withheld = { reason: refusal };
     else {
-      recorded = await record(api, evaluation, log);
-      if (!recorded) {
+      let refused: string | undefined;
+      try {
+        recorded = await record(api, evaluation, log);
+      } catch (error) {
+        if (!(error instanceof CommitRefused)) throw error;
+        refused = error.message;
+      }
+      if (refused !== undefined) {
+        withheld = {
+          reason: `The branch does not accept taskgate's commits (${refused}), so the approvals below are not recorded. Allow taskgate to push to it, or record them from a branch it may write to.`,
+        };
+      } else if (!recorded) {
         // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
         log.info(`pull request #${number} moved while recording; judging its new head`);
         if (retries > 0) return run(job, retries - 1);
         return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
-      }
-      const next = await evaluatePullRequest(api, number, {
-        headSha: recorded,
-        ...(options.configPath && { configPath: options.configPath }),
-      });
-      if (!next) return { evaluated: true, headSha: recorded, recorded };
-      evaluation = next;
-      if (evaluation.report.records.length > 0) {
-        withheld = {
-          reason:
-            "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.",
-        };
+      } else {
+        const next = await evaluatePullRequest(api, number, {
+          headSha: recorded,
+          ...(options.configPath && { configPath: options.configPath }),
+        });
+        if (!next) return { evaluated: true, headSha: recorded, recorded };
+        evaluation = next;
+        if (evaluation.report.records.length > 0) {
+          withheld = {
+            reason:
+              "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.",
+          };
+        }
       }
     }
   }
   const { facts, headSha, report } = evaluation;
   const output = checkOutput(report, withheld);
+  if (options.readOnly) return { evaluated: true, headSha, report, output };
   const target = { baseRef: facts.baseRefName, headSha, detailsUrl: options.targetUrl ?? facts.url };
   const check =
     options.as === "status" ? await publishStatus(api, target, output) : await publishCheck(api, target, output);

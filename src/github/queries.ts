@@ -95,3 +95,57 @@ export const CREATE_COMMIT = /* GraphQL */ `
     }
   }
 `;
+
+/** The default branch and its tip: one request. */
+export const DEFAULT_BRANCH = /* GraphQL */ `
+  query DefaultBranch($owner: String!, $name: String!) {
+    repository(owner: $owner, name: $name) {
+      defaultBranchRef {
+        name
+        target {
+          oid
+        }
+      }
+    }
+  }
+`;
+
+/**
+ * For each of a batch of commits: the merged pull requests it belongs to, and the checks and
+ * statuses on each one's last commit (was taskgate's green?).
+ */
+export function authorizationQuery(count: number): string {
+  const vars = ["$owner: String!", "$name: String!"];
+  const fields: string[] = [];
+  for (let index = 0; index < count; index++) {
+    vars.push(`$c${index}: GitObjectID!`);
+    fields.push(`c${index}: object(oid: $c${index}) {
+      ... on Commit {
+        oid
+        associatedPullRequests(first: 5) {
+          nodes {
+            number
+            merged
+            baseRefName
+            commits(last: 1) {
+              nodes {
+                commit {
+                  statusCheckRollup {
+                    contexts(first: 100) {
+                      nodes {
+                        __typename
+                        ... on CheckRun { name conclusion }
+                        ... on StatusContext { context state }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }`);
+  }
+  return `query Authorizations(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n`;
+}

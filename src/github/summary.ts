@@ -189,3 +189,35 @@ export function commentBody(raw: Report, headSha: string, withheld?: Withheld): 
   }
   return fit(out.join("\n"), GITHUB_TEXT_LIMIT);
 }
+
+/** The tracking issue of the scheduled audit: every problem with its fix, and the audited commit. */
+export function auditIssueBody(raw: Report, branch: string, sha: string): string {
+  const report = redactDeep(raw);
+  const head = [
+    "<!-- taskgate:audit -->",
+    `<!-- taskgate:audited ${sha} -->`,
+    `**taskgate audit** of \`${cell(branch)}\` at ${sha.slice(0, 7)}: ${report.violations.length} problem(s).`,
+    "",
+  ];
+  if (report.violations.length === 0) {
+    head.push("✅ Everything is in order: every task follows the workflow and every change went through a check.");
+    return head.join("\n");
+  }
+  head.push(
+    "This issue is kept up to date by each audit and closed once the branch is clean.",
+    "",
+    table(["where", "code", "what is wrong", "how to fix it"], report.violations.map(problemRow)),
+    "",
+  );
+  if (report.records.length > 0) {
+    head.push("### Follow-ups taskgate will record", "");
+    head.push(
+      table(
+        ["task", "from", "to", "kind"],
+        report.records.map((r) => [cell(r.task), cell(r.from), cell(r.to), r.kind]),
+      ),
+      "",
+    );
+  }
+  return fit(head.join("\n"), GITHUB_TEXT_LIMIT);
+}

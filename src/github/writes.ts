@@ -179,15 +179,25 @@ async function deleteComment(api: GitHubApi, id: number): Promise<void> {
   }
 }
 
+/** The branch does not accept the bot's commits (protection rules, missing permission). */
+export class CommitRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CommitRefused";
+  }
+}
+
 /**
  * Commits files on a branch as one signed commit of the app, only if the branch is still at
  * `expectedHead`. Returns the new commit, or `undefined` when the branch moved (or is gone): the
- * push that moved it brings its own evaluation, and nothing of anyone else's is overwritten.
+ * push that moved it brings its own evaluation, and nothing of anyone else's is overwritten. A branch
+ * that refuses the bot's commits throws `CommitRefused`.
  */
 export async function commitFiles(
   api: GitHubApi,
   target: { branch: string; expectedHead: string; headline: string; body: string },
   files: ReadonlyMap<string, string>,
+  deletions: readonly string[] = [],
 ): Promise<string | undefined> {
   try {
     const result = await api.octokit.graphql<{ createCommitOnBranch: { commit: { oid: string } } }>(CREATE_COMMIT, {
@@ -200,21 +210,39 @@ export async function commitFiles(
             path,
             contents: Buffer.from(contents, "utf8").toString("base64"),
           })),
+          ...(deletions.length > 0 && { deletions: deletions.map((path) => ({ path })) }),
         },
       },
     });
     return result.createCommitOnBranch.commit.oid;
   } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal) throw new CommitRefused(refusal);
     if (isMovedBranch(error)) return undefined;
     throw error;
   }
 }
 
+function errorsOf(error: unknown): { type?: string; message?: string }[] {
+  return (error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [];
+}
+
+function refusalOf(error: unknown): string | undefined {
+  const found = errorsOf(error).find(
+    (item) =>
+      item.type === "FORBIDDEN" ||
+      /protected branch|rule violations|not accessible by integration|must not contain merge commits|required status/i.test(
+        item.message ?? "",
+      ),
+  );
+  if (found) return found.message ?? found.type;
+  return isStatus(error, 403) ? "permission denied" : undefined;
+}
+
 function isMovedBranch(error: unknown): boolean {
-  const errors = (error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [];
   return (
     isStatus(error, 404, 409, 422) ||
-    errors.some(
+    errorsOf(error).some(
       (item) =>
         item.type === "STALE_DATA" ||
         item.type === "NOT_FOUND" ||

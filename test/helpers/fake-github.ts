@@ -5,6 +5,8 @@
  * published schema, and every request is recorded so tests can assert what was asked, and how often.
  */
 import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { generateKeyPairSync } from "node:crypto";
 import { validate as validateGraphql } from "@octokit/graphql-schema";
 import nock from "nock";
@@ -77,6 +79,27 @@ export class FakeGitHub {
   teams: Record<string, string[]> = {};
   readonly checkRuns: CheckRun[] = [];
   readonly comments: IssueComment[] = [];
+  readonly statuses: { sha: string; context: string; state: string; description: string; target_url?: string }[] = [];
+  readonly issues: {
+    number: number;
+    title: string;
+    body: string;
+    state: string;
+    labels: { name: string }[];
+    user: { login: string; type: string };
+  }[] = [];
+  readonly pulls: {
+    number: number;
+    head: { ref: string };
+    base: { ref: string };
+    state: string;
+    title: string;
+    body: string;
+  }[] = [];
+  /** Branches that refuse the bot's commits, as a protected branch does. */
+  readonly protectedBranches = new Set<string>();
+  /** Who the API token belongs to (the issue and comment author): the app's bot or github-actions[bot]. */
+  actor = "taskgate[bot]";
   readonly requests: RecordedRequest[] = [];
   /** Answer the next matching requests with an error status (one entry per request). */
   readonly failures: {
@@ -159,8 +182,21 @@ export class FakeGitHub {
     const pullRequest = pr && {
       ...pr,
       number: this.number,
-      head: { ...(pr.head as object), sha: this.sha(this.head), ref: this.head },
-      base: { ...(pr.base as object), sha: this.sha(this.base), ref: this.base },
+      head: {
+        ...(pr.head as object),
+        sha: this.sha(this.head),
+        ref: this.head,
+        repo: {
+          ...((pr.head as { repo?: object }).repo ?? {}),
+          full_name: this.fork ? `${this.author}/${this.name}` : `${this.owner}/${this.name}`,
+        },
+      },
+      base: {
+        ...(pr.base as object),
+        sha: this.sha(this.base),
+        ref: this.base,
+        repo: { ...((pr.base as { repo?: object }).repo ?? {}), full_name: `${this.owner}/${this.name}` },
+      },
       user: { ...(pr.user as object), login: this.author },
     };
     return {
@@ -174,38 +210,78 @@ export class FakeGitHub {
 
   /** Serves the fake through nock until `nock.cleanAll()`. */
   install(): void {
-    const base = `/repos/${this.owner}/${this.name}`;
     const scope = nock(API).persist();
-    scope.post(/\/app\/installations\/\d+\/access_tokens/).reply(201, () => {
-      this.requests.push({ method: "POST", path: "/app/installations/1/access_tokens" });
-      return { token: "ghs_test", expires_at: "2999-01-01T00:00:00Z", permissions: {}, repository_selection: "all" };
+    for (const method of ["GET", "POST", "PATCH", "DELETE", "PUT"] as const) {
+      scope.intercept(/.*/, method).reply((uri, body) => this.dispatch(method, uri, body));
+    }
+  }
+
+  /** Serves the fake over HTTP on 127.0.0.1 (for a child process); the URL is its API root. */
+  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let body: unknown = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: keep the text
+        }
+        const [status, payload, headers] = this.dispatch(request.method ?? "GET", request.url ?? "/", body);
+        response.writeHead(status, { "content-type": "application/json", ...(headers ?? {}) });
+        response.end(status === 204 ? undefined : JSON.stringify(payload));
+      });
     });
-    scope
-      .post("/graphql")
-      .reply((_uri, body) => this.graphql(body as { query: string; variables: Record<string, unknown> }));
-    scope.get(new RegExp(`^${base}/compare/`)).reply((uri) => this.answer("GET", uri, () => this.compare(uri)));
-    scope.get(new RegExp(`^${base}/git/trees/`)).reply((uri) => this.answer("GET", uri, () => this.tree(uri)));
-    scope
-      .get(new RegExp(`^${base}/commits/[^/]+/check-runs`))
-      .reply((uri) => this.answer("GET", uri, () => this.listChecks(uri)));
-    scope
-      .post(`${base}/check-runs`)
-      .reply((uri, body) => this.answer("POST", uri, () => this.createCheck(body as never)));
-    scope
-      .patch(new RegExp(`^${base}/check-runs/\\d+`))
-      .reply((uri, body) => this.answer("PATCH", uri, () => this.updateCheck(uri, body as never)));
-    scope
-      .get(new RegExp(`^${base}/issues/\\d+/comments`))
-      .reply((uri) => this.answer("GET", uri, () => [200, this.comments.map((c) => ({ ...c }))]));
-    scope
-      .post(new RegExp(`^${base}/issues/\\d+/comments`))
-      .reply((uri, body) => this.answer("POST", uri, () => this.createComment(body as { body: string })));
-    scope
-      .patch(new RegExp(`^${base}/issues/comments/\\d+`))
-      .reply((uri, body) => this.answer("PATCH", uri, () => this.updateComment(uri, body as { body: string })));
-    scope
-      .delete(new RegExp(`^${base}/issues/comments/\\d+`))
-      .reply((uri) => this.answer("DELETE", uri, () => this.deleteComment(uri)));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  /** One request to the fake GitHub: the REST and GraphQL endpoints taskgate uses. */
+  dispatch(method: string, uri: string, body: unknown): [number, unknown] | [number, unknown, Record<string, string>] {
+    const base = `/repos/${this.owner}/${this.name}`;
+    const path = uri.split("?")[0]!;
+    const route = (pattern: string) => new RegExp(`^${base}${pattern}$`).test(path);
+    if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(path)) {
+      this.requests.push({ method: "POST", path: "/app/installations/1/access_tokens" });
+      return [
+        201,
+        { token: "ghs_test", expires_at: "2999-01-01T00:00:00Z", permissions: {}, repository_selection: "all" },
+      ];
+    }
+    if (method === "POST" && path === "/graphql")
+      return this.graphql(body as { query: string; variables: Record<string, unknown> });
+    const handle = (): [number, unknown] => {
+      if (method === "GET" && route("/compare/.+")) return this.compare(uri);
+      if (method === "GET" && route("/git/trees/.+")) return this.tree(uri);
+      if (method === "GET" && route("/commits/[^/]+/check-runs")) return this.listChecks(uri);
+      if (method === "POST" && route("/check-runs")) return this.createCheck(body as never);
+      if (method === "PATCH" && route("/check-runs/\\d+")) return this.updateCheck(uri, body as never);
+      if (method === "GET" && route("/commits/[^/]+/statuses")) return this.listStatuses(uri);
+      if (method === "POST" && route("/statuses/[0-9a-f]+")) return this.createStatus(uri, body as never);
+      if (method === "GET" && route("/commits")) return this.listCommits(uri);
+      if (method === "GET" && route("/commits/[^/]+")) return this.getCommit(uri);
+      if (method === "GET" && route("/issues/\\d+/comments")) return [200, this.comments.map((c) => ({ ...c }))];
+      if (method === "POST" && route("/issues/\\d+/comments")) return this.createComment(body as { body: string });
+      if (method === "PATCH" && route("/issues/comments/\\d+"))
+        return this.updateComment(uri, body as { body: string });
+      if (method === "DELETE" && route("/issues/comments/\\d+")) return this.deleteComment(uri);
+      if (method === "GET" && route("/issues")) return [200, this.issues.map((issue) => ({ ...issue }))];
+      if (method === "POST" && route("/issues")) return this.createIssue(body as never);
+      if (method === "PATCH" && route("/issues/\\d+")) return this.updateIssue(uri, body as never);
+      if (method === "PATCH" && route("/git/refs/.+")) return this.setRef(uri, body as { sha: string }, false);
+      if (method === "POST" && route("/git/refs")) return this.setRef(uri, body as { ref: string; sha: string }, true);
+      if (method === "GET" && route("/pulls")) return [200, this.pulls.filter((pull) => pull.state === "open")];
+      if (method === "POST" && route("/pulls")) return this.createPull(body as never);
+      if (method === "PATCH" && route("/pulls/\\d+")) return [200, {}];
+      return [404, { message: `the fake has no ${method} ${path}` }];
+    };
+    return this.answer(method, uri, handle);
   }
 
   private answer(
@@ -247,6 +323,13 @@ export class FakeGitHub {
         return [200, { data: this.batch(body.variables) }];
       case "RecordDecisions":
         return this.createCommit(body.variables.input as never);
+      case "DefaultBranch":
+        return [
+          200,
+          { data: { repository: { defaultBranchRef: { name: this.base, target: { oid: this.sha(this.base) } } } } },
+        ];
+      case "Authorizations":
+        return [200, { data: { repository: this.authorizations(body.variables) } }];
       default:
         return [200, { errors: [{ message: `the fake does not know ${operation}` }] }];
     }
@@ -391,9 +474,23 @@ export class FakeGitHub {
     branch: { branchName: string };
     expectedHeadOid: string;
     message: { headline: string; body?: string };
-    fileChanges: { additions?: { path: string; contents: string }[] };
+    fileChanges: { additions?: { path: string; contents: string }[]; deletions?: { path: string }[] };
   }): [number, unknown] {
     const ref = `refs/heads/${input.branch.branchName}`;
+    if (this.protectedBranches.has(input.branch.branchName)) {
+      return [
+        200,
+        {
+          data: null,
+          errors: [
+            {
+              type: "FORBIDDEN",
+              message: "Protected branch update failed: changes must be made through a pull request",
+            },
+          ],
+        },
+      ];
+    }
     const current = this.sha(ref);
     if (current !== input.expectedHeadOid) {
       return [
@@ -415,6 +512,7 @@ export class FakeGitHub {
       const blob = run(["hash-object", "-w", "--stdin"], Buffer.from(addition.contents, "base64"));
       run(["update-index", "--add", "--cacheinfo", `100644,${blob},${addition.path}`]);
     }
+    for (const deletion of input.fileChanges.deletions ?? []) run(["update-index", "--force-remove", deletion.path]);
     const tree = run(["write-tree"]);
     const commit = execFileSync(
       "git",
@@ -423,7 +521,7 @@ export class FakeGitHub {
         cwd: this.repo.dir,
         env: {
           ...env,
-          GIT_AUTHOR_NAME: this.bot,
+          GIT_AUTHOR_NAME: this.actor,
           GIT_AUTHOR_EMAIL: "bot@example.com",
           GIT_COMMITTER_NAME: "GitHub",
           GIT_COMMITTER_EMAIL: "noreply@github.com",
@@ -433,8 +531,147 @@ export class FakeGitHub {
       .toString("utf8")
       .trim();
     run(["update-ref", ref, commit, current]);
-    this.logins.set(commit, { login: this.bot, type: "Bot", verified: true });
+    this.logins.set(commit, { login: this.actor, type: "Bot", verified: true });
     return [200, { data: { createCommitOnBranch: { commit: { oid: commit } } } }];
+  }
+
+  private commitJson(sha: string, files?: string[]): unknown {
+    const [line] = this.git("log", "-1", "--format=%H %P%x00%an", sha).split("\n");
+    const [shas, name] = line!.split("\u0000");
+    const [, ...parents] = shas!.split(" ");
+    const who = this.logins.get(sha) ?? { login: name ?? null };
+    return {
+      sha,
+      author: who.login ? { login: who.login, type: who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User") } : null,
+      parents: parents.filter(Boolean).map((parent) => ({ sha: parent })),
+      commit: { author: { name }, verification: { verified: who.verified ?? false } },
+      ...(files && { files: files.map((filename) => ({ filename })) }),
+    };
+  }
+
+  private listCommits(uri: string): [number, unknown] {
+    const params = new URL(uri, API).searchParams;
+    const count = Number(params.get("per_page") ?? 30);
+    const shas = this.git("rev-list", `--max-count=${count}`, params.get("sha") ?? this.base)
+      .split("\n")
+      .filter(Boolean);
+    return [200, shas.map((sha) => this.commitJson(sha))];
+  }
+
+  private getCommit(uri: string): [number, unknown] {
+    const sha = this.sha(decodeURIComponent(uri.split("/commits/")[1]!.split("?")[0]!));
+    const files = this.git("diff-tree", "--no-commit-id", "--name-only", "-r", "-m", "--root", sha)
+      .split("\n")
+      .filter(Boolean);
+    return [200, this.commitJson(sha, [...new Set(files)])];
+  }
+
+  /** Commits that belong to a merged pull request whose taskgate check passed (set by the test). */
+  readonly passedMerges = new Set<string>();
+
+  private authorizations(variables: Record<string, unknown>): unknown {
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(variables)) {
+      if (!/^c\d+$/.test(name)) continue;
+      const oid = String(value);
+      const passed = this.passedMerges.has(oid);
+      out[name] = {
+        oid,
+        associatedPullRequests: {
+          nodes: passed
+            ? [
+                {
+                  number: 1,
+                  merged: true,
+                  baseRefName: this.base,
+                  commits: {
+                    nodes: [
+                      {
+                        commit: {
+                          statusCheckRollup: {
+                            contexts: {
+                              nodes: [
+                                { __typename: "CheckRun", name: `taskgate: ${this.base}`, conclusion: "SUCCESS" },
+                              ],
+                            },
+                          },
+                        },
+                      },
+                    ],
+                  },
+                },
+              ]
+            : [],
+        },
+      };
+    }
+    return out;
+  }
+
+  private listStatuses(uri: string): [number, unknown] {
+    const ref = decodeURIComponent(uri.split("/commits/")[1]!.split("/")[0]!);
+    return [
+      200,
+      this.statuses
+        .filter((status) => status.sha === ref)
+        .reverse()
+        .map((status) => ({ ...status })),
+    ];
+  }
+
+  private createStatus(
+    uri: string,
+    body: { state: string; context: string; description: string; target_url?: string },
+  ): [number, unknown] {
+    const sha = uri.split("/statuses/")[1]!.split("?")[0]!;
+    const status = { sha, ...body };
+    this.statuses.push(status);
+    return [201, status];
+  }
+
+  private createIssue(body: { title: string; body: string; labels?: string[] }): [number, unknown] {
+    const issue = {
+      number: this.nextId++,
+      title: body.title,
+      body: body.body,
+      state: "open",
+      labels: (body.labels ?? []).map((name) => ({ name })),
+      user: { login: this.actor, type: "Bot" },
+    };
+    this.issues.push(issue);
+    return [201, issue];
+  }
+
+  private updateIssue(uri: string, body: { title?: string; body?: string; state?: string }): [number, unknown] {
+    const issue = this.issues.find((item) => item.number === Number(uri.split("/issues/")[1]!.split("?")[0]));
+    if (!issue) return [404, { message: "Not Found" }];
+    Object.assign(issue, Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)));
+    return [200, issue];
+  }
+
+  private setRef(uri: string, body: { ref?: string; sha: string }, create: boolean): [number, unknown] {
+    const ref = create ? body.ref! : `refs/${decodeURIComponent(uri.split("/git/refs/")[1]!.split("?")[0]!)}`;
+    try {
+      this.git("rev-parse", "--verify", ref);
+      if (create) return [422, { message: "Reference already exists" }];
+    } catch {
+      if (!create) return [422, { message: "Reference does not exist" }];
+    }
+    this.git("update-ref", ref, body.sha);
+    return [create ? 201 : 200, { ref, object: { sha: body.sha } }];
+  }
+
+  private createPull(body: { head: string; base: string; title: string; body: string }): [number, unknown] {
+    const pull = {
+      number: this.nextId++,
+      head: { ref: body.head },
+      base: { ref: body.base },
+      state: "open",
+      title: body.title,
+      body: body.body,
+    };
+    this.pulls.push(pull);
+    return [201, pull];
   }
 
   private listChecks(uri: string): [number, unknown] {
@@ -485,7 +722,7 @@ export class FakeGitHub {
   }
 
   private createComment(body: { body: string }): [number, unknown] {
-    const comment = { id: this.nextId++, body: body.body, user: { login: this.bot, type: "Bot" } };
+    const comment = { id: this.nextId++, body: body.body, user: { login: this.actor, type: "Bot" } };
     this.comments.push(comment);
     return [201, comment];
   }

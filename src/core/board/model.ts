@@ -4,7 +4,7 @@
  * board at rest in audits.
  */
 import { CONFIG_PATH, type Config } from "../config.js";
-import type { WorkflowModel } from "../model.js";
+import type { RecordedChange, WorkflowModel } from "../model.js";
 import { deepEqual } from "../json.js";
 import { own } from "../objects.js";
 import { isSuspiciousPath, renderRootOf } from "../paths.js";
@@ -66,6 +66,25 @@ export function createBoardModel(config: Config): WorkflowModel {
 
     writeRecords(snapshot, records, { now = new Date().toISOString() } = {}) {
       return writeBoardRecords(config, snapshot, records, now);
+    },
+
+    decisionsAdded(before, after) {
+      const out: RecordedChange[] = [];
+      const was = readBoard(before, options);
+      const now = readBoard(after, options, before);
+      for (const [id, entry] of Object.entries(now.ledger.tasks)) {
+        const old = own(was.ledger.tasks, id)?.history ?? [];
+        entry.history.forEach((item, index) => {
+          if (item.action !== "approve" && item.action !== "reject" && item.action !== "unblock") return;
+          if (deepEqual(old[index], item)) return;
+          out.push({ task: id, path: options.ledger, what: `${item.action} by ${item.by} at ${item.at}` });
+        });
+      }
+      return out;
+    },
+
+    recordFiles(snapshot) {
+      return snapshot.files.has(options.ledger) ? [options.ledger] : [];
     },
 
     audit(snapshot) {

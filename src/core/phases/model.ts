@@ -4,7 +4,7 @@
  */
 import { describeApprovers, gatePolicy } from "../approval.js";
 import { CONFIG_PATH, type Config } from "../config.js";
-import { emptyFindings, type Explanation, type NextStep, type WorkflowModel } from "../model.js";
+import { emptyFindings, type Explanation, type NextStep, type RecordedChange, type WorkflowModel } from "../model.js";
 import { renderRootOf } from "../paths.js";
 import { phasesRenderPlan, renderPhases } from "../render/phases.js";
 import { staleViolations } from "../render/stale.js";
@@ -15,7 +15,16 @@ import type { Workflow } from "../workflow.js";
 import { evaluatePhases } from "./changes.js";
 import { writePhasesRecords } from "./records.js";
 import { checkTaskAtRest } from "./rules.js";
-import { indexTasks, invalidId, isValidTaskId, readTask, taskIdOf, type PhasesTask } from "./tasks.js";
+import {
+  APPROVALS_FILE,
+  STATE_FILE,
+  indexTasks,
+  invalidId,
+  isValidTaskId,
+  readTask,
+  taskIdOf,
+  type PhasesTask,
+} from "./tasks.js";
 
 export function createPhasesModel(config: Config, workflow: Workflow): WorkflowModel {
   const tasksDir = workflow.def.tasksDir;
@@ -54,6 +63,33 @@ export function createPhasesModel(config: Config, workflow: Workflow): WorkflowM
 
     writeRecords(snapshot, records) {
       return writePhasesRecords(workflow, snapshot, records);
+    },
+
+    decisionsAdded(before, after) {
+      const out: RecordedChange[] = [];
+      const was = indexTasks(before, tasksDir).tasks;
+      for (const [id, files] of indexTasks(after, tasksDir).tasks) {
+        const old = readTask(workflow, id, was.get(id));
+        const now = readTask(workflow, id, files);
+        const known = new Set(old.approvalLines);
+        for (const line of now.approvals) {
+          if (!known.has(line.raw)) out.push({ task: id, path: `${now.dir}/${APPROVALS_FILE}`, what: line.raw });
+        }
+        const approved =
+          now.state && workflow.def.transitions.some((edge) => workflow.isBotGate(edge) && edge.to === now.state);
+        if (approved && old.state !== now.state) {
+          out.push({ task: id, path: `${now.dir}/${STATE_FILE}`, what: now.state! });
+        }
+      }
+      return out;
+    },
+
+    recordFiles(snapshot) {
+      return [...snapshot.files.keys()].filter(
+        (path) =>
+          taskIdOf(path, tasksDir) !== undefined &&
+          (path.endsWith(`/${STATE_FILE}`) || path.endsWith(`/${APPROVALS_FILE}`)),
+      );
     },
 
     audit(snapshot) {
