@@ -5,7 +5,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as core from "@actions/core";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
@@ -18,6 +17,7 @@ import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Logger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
 import { checkOutput } from "../github/summary.js";
+import { runner, type Runner } from "./runner.js";
 
 export type Mode = "check" | "audit" | "render";
 
@@ -43,9 +43,9 @@ export function modeFor(event: string | undefined): Mode | undefined {
 class ActionError extends Error {}
 
 /** Runs the Action; the exit code is set through `core.setFailed` on failure. */
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function main(env: NodeJS.ProcessEnv = process.env, core: Runner = runner(env)): Promise<void> {
   try {
-    await run(env);
+    await run(env, core);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const status = (error as { status?: number }).status;
@@ -55,24 +55,24 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
         : status === 401
           ? " (the token was refused)"
           : "";
-    core.setFailed(redactSecrets(`taskgate: ${message}${hint}`));
+    core.fail(redactSecrets(`taskgate: ${message}${hint}`));
   }
 }
 
-async function run(env: NodeJS.ProcessEnv): Promise<void> {
+async function run(env: NodeJS.ProcessEnv, core: Runner): Promise<void> {
   const event = env.GITHUB_EVENT_NAME;
-  const mode = (core.getInput("mode") || modeFor(event)) as Mode | undefined;
+  const mode = (core.input("mode") || modeFor(event)) as Mode | undefined;
   if (!mode || !["check", "audit", "render"].includes(mode)) {
     throw new ActionError(
       `no mode for the event "${event ?? "(none)"}"; set the input \`mode\` to check, audit or render`,
     );
   }
-  const token = core.getInput("token") || env.GITHUB_TOKEN;
+  const token = core.input("token") || env.GITHUB_TOKEN;
   if (!token) throw new ActionError("no token: pass `token: ${{ github.token }}` (the default) or a token of your own");
-  core.setSecret(token);
+  core.mask(token);
   const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
   if (!owner || !repo) throw new ActionError("GITHUB_REPOSITORY is not set; run the Action inside a workflow");
-  const configPath = core.getInput("config") || CONFIG_PATH;
+  const configPath = core.input("config") || CONFIG_PATH;
   const api = new GitHubApi(octokitFor(token, env), { owner, repo });
   const log: Logger = { info: (message) => core.info(message), warn: (message) => core.warning(message) };
   const payload = readEvent(env);
@@ -94,16 +94,15 @@ async function run(env: NodeJS.ProcessEnv): Promise<void> {
     });
     if (!outcome.report) {
       core.info(`pull request #${pr.number} is closed or gone; nothing to check`);
-      return setOutputs(env, "neutral", 0, undefined);
+      return setOutputs(core, env, "neutral", 0, undefined);
     }
     report = outcome.report;
-    await summarize(outcome.output?.summary ?? checkOutput(report).summary);
-    annotate(report);
-    setOutputs(env, report.conclusion, report.violations.length, report);
-    if (report.conclusion === "failure") core.setFailed(`taskgate: ${outcome.output?.title ?? "problems found"}`);
+    core.summary(outcome.output?.summary ?? checkOutput(report).summary);
+    annotate(core, report);
+    setOutputs(core, env, report.conclusion, report.violations.length, report);
+    if (report.conclusion === "failure") core.fail(`taskgate: ${outcome.output?.title ?? "problems found"}`);
     else if (report.conclusion === "action_required") {
-      if (fork)
-        core.setFailed(`taskgate: ${outcome.output?.title}; approvals cannot be recorded on a fork's pull request`);
+      if (fork) core.fail(`taskgate: ${outcome.output?.title}; approvals cannot be recorded on a fork's pull request`);
       else core.warning(`taskgate: ${outcome.output?.title}`);
     }
     return;
@@ -113,12 +112,12 @@ async function run(env: NodeJS.ProcessEnv): Promise<void> {
   if (mode === "audit") {
     const outcome = await auditDefaultBranch(api, { configPath, ...(local && { local }), log });
     report = outcome.report;
-    await summarize(checkOutput(report).summary);
-    annotate(report);
-    setOutputs(env, report.conclusion, report.violations.length, report);
+    core.summary(checkOutput(report).summary);
+    annotate(core, report);
+    setOutputs(core, env, report.conclusion, report.violations.length, report);
     core.info(`tracking issue: ${outcome.issue}`);
     if (report.conclusion === "failure")
-      core.setFailed(`taskgate: the audit of ${outcome.branch} found ${report.violations.length} problem(s)`);
+      core.fail(`taskgate: the audit of ${outcome.branch} found ${report.violations.length} problem(s)`);
     return;
   }
   const outcome = await followUp(api, { configPath, ...(local && { local }), log });
@@ -129,7 +128,7 @@ async function run(env: NodeJS.ProcessEnv): Promise<void> {
           (outcome.committed ? ` in ${outcome.committed.slice(0, 7)}` : "") +
           (outcome.pullRequest ? ` through pull request #${outcome.pullRequest}` : ""),
   );
-  setOutputs(env, "success", 0, undefined);
+  setOutputs(core, env, "success", 0, undefined);
 }
 
 /** An Octokit for the job's token that honours GitHub Enterprise Server's API and GraphQL URLs. */
@@ -174,25 +173,26 @@ async function checkoutOf(env: NodeJS.ProcessEnv): Promise<GitRepository | undef
   }
 }
 
-async function summarize(markdown: string): Promise<void> {
-  if (!process.env.GITHUB_STEP_SUMMARY) return;
-  await core.summary.addRaw(markdown, true).write();
-}
-
 /** Workflow annotations on the files and lines of the problems (the run's page shows them). */
-function annotate(report: Report): void {
+function annotate(core: Runner, report: Report): void {
   for (const item of report.violations.slice(0, 50)) {
     core.error(`${item.message} (how to fix: ${item.hint})`, {
       title: item.code,
       ...(item.path && { file: item.path }),
-      ...(item.line !== undefined && { startLine: item.line }),
+      ...(item.line !== undefined && { line: item.line }),
     });
   }
 }
 
-function setOutputs(env: NodeJS.ProcessEnv, conclusion: string, violations: number, report: Report | undefined): void {
-  core.setOutput("conclusion", conclusion);
-  core.setOutput("violations", String(violations));
+function setOutputs(
+  core: Runner,
+  env: NodeJS.ProcessEnv,
+  conclusion: string,
+  violations: number,
+  report: Report | undefined,
+): void {
+  core.output("conclusion", conclusion);
+  core.output("violations", String(violations));
   if (report) {
     const path = join(env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp", "taskgate-report.json");
     const { conclusion: c, violations: v, pending, transitions, records } = report;
@@ -200,6 +200,6 @@ function setOutputs(env: NodeJS.ProcessEnv, conclusion: string, violations: numb
       path,
       `${JSON.stringify({ conclusion: c, violations: v, pending, transitions, records }, null, 2)}\n`,
     );
-    core.setOutput("report", path);
+    core.output("report", path);
   }
 }

@@ -8,7 +8,7 @@
  * reviewer saw, apart from what the bot recorded. Content is compared, not commit lists: merges,
  * reordered histories and bot commits in between change nothing.
  */
-import type { ApprovalRuleConfig, Config } from "./config.js";
+import { botLogins, type ApprovalRuleConfig, type Config } from "./config.js";
 import type { Findings } from "./model.js";
 import { own } from "./objects.js";
 import { differingPaths, headView } from "./revisions.js";
@@ -102,7 +102,7 @@ export function gatePolicy(config: Config, gate: string): ApprovalRuleConfig {
 /** A reviewer that is a bot: GitHub says so, the login ends in `[bot]`, or it is the configured bot. */
 export function isBotLogin(login: string | null | undefined, config: Config, type?: string): boolean {
   if (!login) return false;
-  return type === "Bot" || lower(login) === lower(config.bot) || /\[bot\]$/i.test(login);
+  return type === "Bot" || isBotIdentity(login, config) || /\[bot\]$/i.test(login);
 }
 
 /**
@@ -110,7 +110,12 @@ export function isBotLogin(login: string | null | undefined, config: Config, typ
  * not report its signature as unverified. A git author name never makes a commit the bot's.
  */
 export function isBotCommit(commit: PrCommit, config: Config): boolean {
-  return commit.author !== null && lower(commit.author) === lower(config.bot) && commit.verified !== false;
+  return commit.author !== null && isBotIdentity(commit.author, config) && commit.verified !== false;
+}
+
+/** Is a login one of the configured bot identities (compared as GitHub compares logins)? */
+export function isBotIdentity(login: string, config: Config): boolean {
+  return botLogins(config).some((bot) => lower(bot) === lower(login));
 }
 
 /** The identity of one review: who, and when (a decision records both). */
@@ -254,7 +259,10 @@ export class ApprovalJudge {
       detail,
     });
     if (decision.addedBy.length === 0) {
-      return no("not-recorded", `no commit by ${this.config.bot} added it; only taskgate records decisions`);
+      return no(
+        "not-recorded",
+        `no commit by ${botLogins(this.config).join(" or ")} added it; only taskgate records decisions`,
+      );
     }
     const key = reviewKey(decision.login, decision.at);
     const reviews = this.byLogin.get(lower(decision.login)) ?? [];

@@ -137,7 +137,12 @@ export const ConfigSchema = z
         commit: z.enum(["pr", "default-branch", "off"]).default("pr"),
       })
       .default({ path: "docs/status", commit: "pr" }),
-    bot: z.string().min(1).default("taskgate[bot]").describe("The bot identity whose commits count as the bot's."),
+    bot: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .default("taskgate[bot]")
+      .describe(
+        "The GitHub login whose verified commits are the bot's: taskgate[bot] for the app, github-actions[bot] for the Action under GITHUB_TOKEN, or a list of both.",
+      ),
     maintainers: z.array(Principal).default([]).describe("May change framework files in PRs that touch no task."),
     require_task: z.boolean().default(true).describe("A PR that changes files must touch a task (task-missing)."),
     framework_paths: z
@@ -295,6 +300,16 @@ function lineOf(doc: Document.Parsed, counter: LineCounter, path: (string | numb
 
 function firstLine(text: string): string {
   return text.split("\n")[0] ?? text;
+}
+
+/** The bot's logins (a config may name the app's and the Action's). */
+export function botLogins(config: Config): string[] {
+  return Array.isArray(config.bot) ? config.bot : [config.bot];
+}
+
+/** The bot login taskgate writes into records it makes itself (the first one named). */
+export function botName(config: Config): string {
+  return botLogins(config)[0]!;
 }
 
 /** The read limits a config sets: one for every file, a larger one for a board's own files. */

@@ -6,7 +6,7 @@
  * through a local checkout when there is one (the Action), else through the API (the app).
  */
 import { isBotCommit } from "../core/approval.js";
-import { CONFIG_PATH, readLimits, type Config } from "../core/config.js";
+import { CONFIG_PATH, botLogins, readLimits, type Config } from "../core/config.js";
 import { buildReport, neutralReport } from "../core/evaluate.js";
 import type { WorkflowModel } from "../core/model.js";
 import { renderRootOf } from "../core/paths.js";
@@ -75,9 +75,9 @@ export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions):
     if (report.conclusion === "neutral" || report.violations.length === 0) {
       return { branch, sha, report: neutralReport(`taskgate is not configured on ${branch}`), issue: "none" };
     }
-    return { branch, sha, report, issue: await trackIssue(api, { branch, sha, report, bot: "taskgate[bot]" }) };
+    return { branch, sha, report, issue: await trackIssue(api, { branch, sha, report, bots: ["taskgate[bot]"] }) };
   }
-  const tracked = await findIssue(api, loaded.config.bot);
+  const tracked = await findIssue(api, botLogins(loaded.config));
   const since = tracked?.audited;
   const problems = await scanCommits(api, { ...loaded, branch, sha, since, reader, remote, local: options.local });
   const full =
@@ -92,7 +92,7 @@ export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions):
           },
           `audit of ${branch} at ${sha.slice(0, 7)}`,
         );
-  const issue = await trackIssue(api, { branch, sha, report: full, bot: loaded.config.bot, existing: tracked });
+  const issue = await trackIssue(api, { branch, sha, report: full, bots: botLogins(loaded.config), existing: tracked });
   options.log.info(`audit of ${branch} at ${sha.slice(0, 7)}: ${full.conclusion}; tracking issue ${issue}`);
   return { branch, sha, report: full, issue };
 }
@@ -200,7 +200,7 @@ async function unbotDecisions(scan: Scan, commit: PrCommit, files: readonly stri
     violation("unauthorized-change", {
       task: added.task,
       path: added.path,
-      message: `commit ${commit.sha.slice(0, 7)} added the recorded decision "${added.what}" of ${added.task}, but it is not a verified commit of ${scan.config.bot}`,
+      message: `commit ${commit.sha.slice(0, 7)} added the recorded decision "${added.what}" of ${added.task}, but it is not a verified commit of ${botLogins(scan.config).join(" or ")}`,
       hint: "Only taskgate records decisions; revert the line or entry, and take the review through a pull request.",
     }),
   );
@@ -214,7 +214,7 @@ interface TrackedIssue {
 }
 
 /** The tracking issue the bot keeps (found by label, marker and author), and the commit it last audited. */
-async function findIssue(api: GitHubApi, bot: string): Promise<TrackedIssue | undefined> {
+async function findIssue(api: GitHubApi, bots: readonly string[]): Promise<TrackedIssue | undefined> {
   const issues = (await api.octokit.paginate(api.octokit.rest.issues.listForRepo, {
     ...api.repo,
     labels: AUDIT_LABEL,
@@ -234,7 +234,7 @@ async function findIssue(api: GitHubApi, bot: string): Promise<TrackedIssue | un
         issue.body?.includes(AUDIT_MARKER) &&
         issue.user?.type === "Bot" &&
         // The Action writes as github-actions[bot], the app as its own bot: trust either, nobody else.
-        (issue.user.login.toLowerCase() === bot.toLowerCase() || issue.user.login === "github-actions[bot]"),
+        [...bots, "github-actions[bot]"].some((bot) => bot.toLowerCase() === issue.user!.login.toLowerCase()),
     )
     .sort((a, b) => a.number - b.number);
   const issue = mine.find((item) => item.state === "open") ?? mine.at(-1);
@@ -246,9 +246,9 @@ async function findIssue(api: GitHubApi, bot: string): Promise<TrackedIssue | un
 /** ONE tracking issue: created when something is wrong, updated in place, closed when clean. */
 async function trackIssue(
   api: GitHubApi,
-  input: { branch: string; sha: string; report: Report; bot: string; existing?: TrackedIssue | undefined },
+  input: { branch: string; sha: string; report: Report; bots: readonly string[]; existing?: TrackedIssue | undefined },
 ): Promise<WriteResult | "closed"> {
-  const existing = input.existing ?? (await findIssue(api, input.bot));
+  const existing = input.existing ?? (await findIssue(api, input.bots));
   const clean = input.report.violations.length === 0;
   const body = auditIssueBody(input.report, input.branch, input.sha);
   if (!existing) {

@@ -3,7 +3,7 @@
  * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
  * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
  */
-import { CONFIG_PATH, readLimits } from "../core/config.js";
+import { CONFIG_PATH, botLogins, readLimits } from "../core/config.js";
 import { writeRecords } from "../core/evaluate.js";
 import { renderRootOf } from "../core/paths.js";
 import type { Report, Snapshot } from "../core/types.js";
@@ -159,11 +159,11 @@ async function judge(job: Job, retries: number): Promise<Outcome> {
 
 /** Why the records of an evaluation must not be committed, or `undefined` when they may be. */
 function whyNotRecord(evaluation: Evaluation, trigger: Trigger): string | undefined {
-  const bot = evaluation.config?.bot ?? "taskgate[bot]";
+  const bots = evaluation.config ? botLogins(evaluation.config) : ["taskgate[bot]"];
   if (evaluation.facts.isCrossRepository) {
     return "This pull request comes from a fork, where taskgate cannot commit; the approvals it would record (below) cannot be recorded here. A maintainer must push the branch to this repository and open the pull request from there.";
   }
-  if (!trigger.record || (trigger.sender && trigger.sender.toLowerCase() === bot.toLowerCase())) {
+  if (!trigger.record || (trigger.sender && bots.some((bot) => bot.toLowerCase() === trigger.sender!.toLowerCase()))) {
     return "taskgate does not record decisions on a push of its own; re-run the check to record them.";
   }
   if (evaluation.incomplete) return "GitHub did not show this pull request in full, so taskgate records nothing.";

@@ -231,6 +231,22 @@ describe("2. a commit is the bot's only when GitHub says so", () => {
     ]);
   });
 
+  it("accepts either identity when the app and the Action both record (a list of bots)", () => {
+    const both = config('preset: phases\nbot: ["taskgate[bot]", "github-actions[bot]"]\n');
+    for (const author of ["taskgate[bot]", "github-actions[bot]"]) {
+      const steps: Step[] = [
+        { sha: "c1", changes: AWAIT },
+        { sha: "c2", changes: RECORD, author },
+      ];
+      expect(run(START, steps, { reviews: [approve("bob", "c1")] }, both).conclusion).toBe("success");
+    }
+    const steps: Step[] = [
+      { sha: "c1", changes: AWAIT },
+      { sha: "c2", changes: RECORD, author: "other[bot]" },
+    ];
+    expect(codes(run(START, steps, { reviews: [approve("bob", "c1")] }, both))).toEqual(["approval-forged"]);
+  });
+
   it("treats a commit GitHub names nobody for as an unknown contributor, barred by its git name", () => {
     const steps: Step[] = [
       { sha: "c0", author: null, gitName: "Dave", changes: { "tasks/t1/SPEC.md": "# Spec\nby dave\n" } },

@@ -12,7 +12,7 @@ import {
   type ApprovalSubject,
   type ReviewVerdict,
 } from "../approval.js";
-import type { Config } from "../config.js";
+import { botLogins, type Config } from "../config.js";
 import type { Findings } from "../model.js";
 import type { PrContext, Violation } from "../types.js";
 import { violation } from "../violations.js";
@@ -297,7 +297,7 @@ const unblock: ActionRule = (ctx) => {
       violation("illegal-transition", {
         task: id,
         ...ctx.at(),
-        message: `${id} was unblocked by ${item.by}, but no commit by ${ctx.config.bot} added the entry`,
+        message: `${id} was unblocked by ${item.by}, but no commit by ${botLogins(ctx.config).join(" or ")} added the entry`,
         hint: "taskgate unblocks a task itself once every resolver is done; remove this entry.",
       }),
     );

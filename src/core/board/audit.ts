@@ -1,5 +1,5 @@
 /** The rules of a board at rest: graph, owners, history chains, evidence, blockers, secrets, staleness. */
-import type { Config } from "../config.js";
+import { botName, type Config } from "../config.js";
 import { emptyFindings, type Findings } from "../model.js";
 import { renderRootOf } from "../paths.js";
 import { boardRenderPlan } from "../render/board.js";
@@ -144,7 +144,13 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
         entry.blocked_by.length > 0 &&
         entry.blocked_by.every((resolver) => entryOf(board, resolver).status === "done")
       ) {
-        findings.records.push({ task: id, from: "blocked", to: unblockTarget(entry), by: config.bot, kind: "unblock" });
+        findings.records.push({
+          task: id,
+          from: "blocked",
+          to: unblockTarget(entry),
+          by: botName(config),
+          kind: "unblock",
+        });
       }
     }
   }

@@ -4,7 +4,7 @@
  * history allows), the revision, owners, and which files the change may touch.
  */
 import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../approval.js";
-import type { Config } from "../config.js";
+import { botName, type Config } from "../config.js";
 import { deepEqual } from "../json.js";
 import { emptyFindings, type Findings } from "../model.js";
 import { own } from "../objects.js";
@@ -557,7 +557,7 @@ function recordUnblocks(ctx: BoardContext, touched: ReadonlySet<string>): void {
         task: id,
         from: "blocked",
         to: unblockTarget(entry),
-        by: ctx.config.bot,
+        by: botName(ctx.config),
         kind: "unblock",
       });
     }
