@@ -160,7 +160,7 @@ async function readRevisions(
 export async function auditRevision(repo: TaskRepository, ref: string, configPath?: string): Promise<Report> {
   const sha = await repo.resolve(ref);
   const loaded = await loadConfig(repo, sha, configPath);
-  if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${CONFIG_PATH})`);
+  if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${configPath ?? CONFIG_PATH})`);
   const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
   return audit(loaded.config, { ...snapshot, rev: ref });
 }
