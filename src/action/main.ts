@@ -3,12 +3,11 @@
  * event, builds an Octokit from the job's token, calls the flow for the mode, writes the step summary
  * and outputs, and fails the step with a clear message on any error.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
-import { CONFIG_PATH } from "../core/config.js";
 import { redactSecrets } from "../core/secrets.js";
 import type { Report } from "../core/types.js";
 import { GitRepository } from "../git/repository.js";
@@ -17,35 +16,28 @@ import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Logger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
 import { checkOutput } from "../github/summary.js";
+import type { EarlyAnswer } from "./early.js";
+import { ActionError, readInputs, type Inputs } from "./inputs.js";
 import { runner, type Runner } from "./runner.js";
 
-export type Mode = "check" | "audit" | "render";
+export { modeFor, type Mode } from "./inputs.js";
 
 const ActionOctokit = Octokit.plugin(retry, throttling);
 
-/** The mode an event asks for when the workflow does not say. */
-export function modeFor(event: string | undefined): Mode | undefined {
-  switch (event) {
-    case "pull_request":
-    case "pull_request_target":
-    case "pull_request_review":
-      return "check";
-    case "schedule":
-    case "workflow_dispatch":
-      return "audit";
-    case "push":
-      return "render";
-    default:
-      return undefined;
-  }
-}
-
-class ActionError extends Error {}
-
-/** Runs the Action; the exit code is set through `core.setFailed` on failure. */
-export async function main(env: NodeJS.ProcessEnv = process.env, core: Runner = runner(env)): Promise<void> {
+/**
+ * Runs the Action, with the inputs the entry already read and the answer to its first question when
+ * it asked one; the step fails through `core.fail` on any error.
+ */
+export async function main(
+  env: NodeJS.ProcessEnv = process.env,
+  core: Runner = runner(env),
+  start?: { inputs: Inputs; early: EarlyAnswer | undefined },
+): Promise<void> {
   try {
-    await run(env, core);
+    const inputs = start?.inputs ?? readInputs(env, core);
+    const api = new GitHubApi(octokitFor(inputs.token, env), { owner: inputs.owner, repo: inputs.repo });
+    if (start?.early) api.offer(start.early.question, start.early.answer);
+    await run(env, core, inputs, api);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const status = (error as { status?: number }).status;
@@ -59,23 +51,9 @@ export async function main(env: NodeJS.ProcessEnv = process.env, core: Runner = 
   }
 }
 
-async function run(env: NodeJS.ProcessEnv, core: Runner): Promise<void> {
-  const event = env.GITHUB_EVENT_NAME;
-  const mode = (core.input("mode") || modeFor(event)) as Mode | undefined;
-  if (!mode || !["check", "audit", "render"].includes(mode)) {
-    throw new ActionError(
-      `no mode for the event "${event ?? "(none)"}"; set the input \`mode\` to check, audit or render`,
-    );
-  }
-  const token = core.input("token") || env.GITHUB_TOKEN;
-  if (!token) throw new ActionError("no token: pass `token: ${{ github.token }}` (the default) or a token of your own");
-  core.mask(token);
-  const [owner, repo] = (env.GITHUB_REPOSITORY ?? "").split("/");
-  if (!owner || !repo) throw new ActionError("GITHUB_REPOSITORY is not set; run the Action inside a workflow");
-  const configPath = core.input("config") || CONFIG_PATH;
-  const api = new GitHubApi(octokitFor(token, env), { owner, repo });
+async function run(env: NodeJS.ProcessEnv, core: Runner, inputs: Inputs, api: GitHubApi): Promise<void> {
+  const { mode, event, payload, owner, repo, configPath } = inputs;
   const log: Logger = { info: (message) => core.info(message), warn: (message) => core.warning(message) };
-  const payload = readEvent(env);
 
   let report: Report;
   if (mode === "check") {
@@ -150,16 +128,6 @@ function octokitFor(token: string, env: NodeJS.ProcessEnv): InstanceType<typeof 
     });
   }
   return octokit;
-}
-
-function readEvent(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const path = env.GITHUB_EVENT_PATH;
-  if (!path || !existsSync(path)) return {};
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-  } catch {
-    throw new ActionError(`cannot read the event at ${path}`);
-  }
 }
 
 /** The workspace's checkout, when there is one: audits and follow-ups read task files from it. */

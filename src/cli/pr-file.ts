@@ -2,7 +2,7 @@
  * `--pr PR.json`: a simulated GitHub pull request (author, reviews, commits, permissions, teams) in
  * GitHub's own shapes. Parse and schema errors name the JSON path and the line.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { parseJsonFile } from "../core/json.js";
 import type { PrInput } from "../core/service.js";
 

@@ -2,11 +2,11 @@
  * `.github/taskgate.yml`: the zod schema (the single source of the config's types and of the JSON
  * Schema for editors) and a parser whose every error names the key path and the line.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { MAX_NESTING, nestingMessage } from "./json.js";
 
-export const CONFIG_PATH = ".github/taskgate.yml";
+export { CONFIG_PATH } from "./config-path.js";
 
 export const PERMISSIONS = ["read", "triage", "write", "maintain", "admin"] as const;
 

@@ -3,7 +3,7 @@
  * table of violation codes (from the violation catalogue). A test fails when the committed copies
  * in docs/ are stale; `npm run schema` rewrites them.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DefinitionsSchema, LedgerSchema } from "./board/formats.js";
 import { ConfigSchema } from "./config.js";
 import { VIOLATIONS } from "./violations.js";

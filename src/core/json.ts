@@ -4,7 +4,7 @@
  * `JSON.parse`.
  */
 import { LineCounter, isNode, parseDocument } from "yaml";
-import type { z } from "zod";
+import type * as z from "zod";
 
 export interface JsonIssue {
   /** `$.tasks[3].id` style path; `$` for the whole document. */

@@ -4,7 +4,7 @@
  */
 import type { Octokit as RestOctokit } from "@octokit/rest";
 import type { Permission, Review } from "../core/types.js";
-import { CONFIG_PATH } from "../core/config.js";
+import { CONFIG_PATH } from "../core/config-path.js";
 import { DEFAULT_BRANCH, PULL_REQUEST_FACTS, authorizationQuery, batchQuery } from "./queries.js";
 
 /** What taskgate needs of an Octokit: Probot's (the app) and @octokit/rest's (the Action) both fit. */
@@ -111,11 +111,59 @@ const PERMISSIONS: Readonly<Record<string, Permission>> = {
   READ: "read",
 };
 
+/** A GraphQL request: its document and variables. */
+export interface GraphQLQuestion {
+  readonly query: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+}
+
+/** The question `pullRequest()` asks for one page (100) of a pull request's reviews. */
+export function pullRequestQuestion(
+  repo: RepoRef,
+  number: number,
+  configPath: string = CONFIG_PATH,
+  after: string | null = null,
+): GraphQLQuestion {
+  return { query: PULL_REQUEST_FACTS, variables: { owner: repo.owner, name: repo.repo, number, configPath, after } };
+}
+
+/** The question `defaultBranch()` asks. */
+export function defaultBranchQuestion(repo: RepoRef): GraphQLQuestion {
+  return { query: DEFAULT_BRANCH, variables: { owner: repo.owner, name: repo.repo } };
+}
+
+function questionKey(question: GraphQLQuestion): string {
+  return `${question.query}\u0000${JSON.stringify(question.variables)}`;
+}
+
 export class GitHubApi {
+  /** Answers to questions asked before this object existed (the Action's first request): each used once. */
+  private readonly offered = new Map<string, Promise<unknown>>();
+
   constructor(
     readonly octokit: Octokit,
     readonly repo: RepoRef,
   ) {}
+
+  /**
+   * Hands over the answer to a question already asked (the `data` of a GraphQL response, or
+   * `undefined` when that request failed): the first call asking the same question takes it instead
+   * of asking again, and asks through Octokit after all when the answer is `undefined`.
+   */
+  offer(question: GraphQLQuestion, answer: Promise<unknown>): void {
+    this.offered.set(questionKey(question), answer);
+  }
+
+  private async graphql<T>(question: GraphQLQuestion): Promise<T> {
+    const key = questionKey(question);
+    const offered = this.offered.get(key);
+    if (offered) {
+      this.offered.delete(key);
+      const data = await offered.catch(() => undefined);
+      if (data !== undefined) return data as T;
+    }
+    return this.octokit.graphql<T>(question.query, question.variables);
+  }
 
   /** The pull request, its reviews and the base branch's config: one GraphQL request per 100 reviews. */
   async pullRequest(number: number, configPath: string = CONFIG_PATH): Promise<PullRequestFacts | undefined> {
@@ -123,13 +171,9 @@ export class GitHubApi {
     let after: string | null = null;
     let first: NonNullable<NonNullable<FactsResponse["repository"]>["pullRequest"]> | undefined;
     do {
-      const response: FactsResponse = await this.octokit.graphql<FactsResponse>(PULL_REQUEST_FACTS, {
-        owner: this.repo.owner,
-        name: this.repo.repo,
-        number,
-        configPath,
-        after,
-      });
+      const response: FactsResponse = await this.graphql<FactsResponse>(
+        pullRequestQuestion(this.repo, number, configPath, after),
+      );
       const pr = response.repository?.pullRequest;
       if (!pr) return undefined;
       first ??= pr;
@@ -241,9 +285,9 @@ export class GitHubApi {
 
   /** The default branch and its tip: one GraphQL request. */
   async defaultBranch(): Promise<{ name: string; sha: string }> {
-    const data = await this.octokit.graphql<{
+    const data = await this.graphql<{
       repository: { defaultBranchRef: { name: string; target: { oid: string } } | null };
-    }>(DEFAULT_BRANCH, { owner: this.repo.owner, name: this.repo.repo });
+    }>(defaultBranchQuestion(this.repo));
     const ref = data.repository.defaultBranchRef;
     if (!ref) throw new Error(`${this.repo.owner}/${this.repo.repo} has no default branch`);
     return { name: ref.name, sha: ref.target.oid };

@@ -171,6 +171,54 @@ describe("check mode", () => {
   });
 });
 
+describe("the first question", () => {
+  const operations = (fake: FakeGitHub) => fake.requests.map((request) => request.operation ?? request.path);
+
+  it("is asked before the rest loads, carries the token, and its answer is used, not asked for again", async () => {
+    const { fake } = phasesRepo();
+    const run = await runAction(fake, {
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "opened")),
+    });
+    expect(run.code).toBe(0);
+    expect(operations(fake)[0]).toBe("PullRequestFacts");
+    expect(operations(fake).filter((name) => name === "PullRequestFacts")).toHaveLength(1);
+    expect(fake.requests.some((request) => request.path.includes("refused"))).toBe(false);
+
+    const audit = await runAction(fake, { name: "schedule", payload: {} });
+    expect(audit.code).toBe(0);
+    expect(operations(fake).filter((name) => name === "DefaultBranch")).toHaveLength(1);
+  });
+
+  it.each([
+    ["an error status", 502],
+    ["GraphQL errors", 200],
+  ])("when its answer is %s, the flow asks again and goes on as usual", async (_what, status) => {
+    const { fake, head } = phasesRepo();
+    fake.failures.push({ method: "GRAPHQL", match: /^PullRequestFacts$/, status });
+    const run = await runAction(fake, {
+      name: "pull_request",
+      payload: fake.payload(example("pull_request", "opened")),
+    });
+    expect(run.code).toBe(0);
+    expect(operations(fake).filter((name) => name === "PullRequestFacts")).toHaveLength(2);
+    expect(fake.statuses).toEqual([expect.objectContaining({ sha: head, state: "pending" })]);
+  });
+
+  it("a token GitHub refuses fails the step with the refusal, once the flow asks again", async () => {
+    const { fake } = phasesRepo();
+    const run = await runAction(
+      fake,
+      { name: "pull_request", payload: fake.payload(example("pull_request", "opened")) },
+      { token: "ghs_wrong" },
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("the token was refused");
+    expect(fake.requests.filter((request) => request.path.includes("refused")).length).toBeGreaterThanOrEqual(2);
+    expect(fake.statuses).toEqual([]);
+  });
+});
+
 describe("audit mode", () => {
   it("reports a direct change to task files in one tracking issue, reading the checkout, and closes it once clean", async () => {
     const repo = tempRepo();

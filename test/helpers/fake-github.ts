@@ -216,9 +216,19 @@ export class FakeGitHub {
     }
   }
 
-  /** Serves the fake over HTTP on 127.0.0.1 (for a child process); the URL is its API root. */
-  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
+  /**
+   * Serves the fake over HTTP on 127.0.0.1 (for a child process); the URL is its API root. As GitHub
+   * does, it refuses (401) a request that does not carry the token `token`.
+   */
+  async serve(token = "ghs_actiontoken"): Promise<{ url: string; close: () => Promise<void> }> {
     const server = createServer((request, response) => {
+      if (!new RegExp(`^(token|bearer) ${token}$`, "i").test(request.headers.authorization ?? "")) {
+        this.requests.push({ method: request.method ?? "GET", path: `${request.url ?? "/"} (refused: no token)` });
+        response.writeHead(401, { "content-type": "application/json" });
+        response.end(JSON.stringify({ message: "Requires authentication" }));
+        request.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {

@@ -3,7 +3,7 @@
  * status, owner and history (`state/tasks.json`). These schemas are the single source of the types
  * and of the JSON Schemas in docs/.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const STATUSES = ["todo", "in_progress", "review", "done", "blocked"] as const;
 export type Status = (typeof STATUSES)[number];
