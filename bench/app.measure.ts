@@ -4,19 +4,15 @@
  * comment), and the time the delivery takes in process, for a small pull request, a 300-file one
  * with 50 tasks and a 3,000-file one. Medians of BENCH_RUNS runs (default 5). Run with `npm run bench`.
  */
-import examples from "@octokit/webhooks-examples";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { expect, it } from "vitest";
-import { app } from "../src/app/index.js";
-import { FakeGitHub, privateKey } from "../test/helpers/fake-github.js";
+import { FakeGitHub } from "../test/helpers/fake-github.js";
 import { tempRepo } from "../test/helpers/git.js";
+import { example, testProbot } from "../test/helpers/probot.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BUDGET = 6;
-const opened = (examples as unknown as { name: string; examples: { action: string }[] }[])
-  .find((item) => item.name === "pull_request")!
-  .examples.find((item) => item.action === "opened")!;
+const opened = example("pull_request", "opened");
 
 function pullRequest(tasks: number, files: number) {
   const repo = tempRepo();
@@ -64,17 +60,7 @@ it("measures requests and time per delivery", async () => {
       nock.cleanAll();
       const fake = new FakeGitHub(repo, { head: "feature" });
       fake.install();
-      const probot = new Probot({
-        appId: 1,
-        privateKey: privateKey(),
-        Octokit: ProbotOctokit.defaults((options: object) => ({
-          ...options,
-          retry: { enabled: false },
-          throttle: { enabled: false },
-        })),
-        logLevel: "fatal",
-      });
-      probot.load(app);
+      const probot = testProbot();
       const started = performance.now();
       await probot.receive({ id: String(run), name: "pull_request", payload: fake.payload(opened) as never });
       if (run > 0) times.push(performance.now() - started);

@@ -7,21 +7,13 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import examples from "@octokit/webhooks-examples";
 import { afterEach, describe, expect, it } from "vitest";
 import { board, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
+import { example } from "../helpers/probot.js";
 
 const BUNDLE = join(import.meta.dirname, "..", "..", "action", "dist", "index.js");
-type Example = { name: string; examples: Record<string, unknown>[] };
-function example(name: string, action: string): Record<string, unknown> {
-  const found = (examples as unknown as Example[])
-    .find((item) => item.name === name)
-    ?.examples.find((item) => item.action === action);
-  if (!found) throw new Error(`no example ${name}.${action}`);
-  return found;
-}
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

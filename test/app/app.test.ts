@@ -2,22 +2,12 @@
  * The GitHub App end to end against a stateful fake of GitHub (backed by a real git repository):
  * open → review → the bot's commit → re-check → green, for both presets, with the exact requests.
  */
-import examples from "@octokit/webhooks-examples";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { app } from "../../src/app/index.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
-import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
-
-type Example = { name: string; examples: Record<string, unknown>[] };
-const EXAMPLES = examples as unknown as Example[];
-function example(name: string, action: string): Record<string, unknown> {
-  const found = EXAMPLES.find((item) => item.name === name)?.examples.find((item) => item.action === action);
-  if (!found) throw new Error(`no example ${name}.${action}`);
-  return found;
-}
+import { example, testProbot as probot } from "../helpers/probot.js";
 
 const repos: TempRepo[] = [];
 beforeEach(() => {
@@ -28,25 +18,6 @@ afterEach(() => {
   nock.enableNetConnect();
   for (const repo of repos.splice(0)) repo.remove();
 });
-
-/**
- * A Probot for tests. Retries and throttling are switched off with a defaults *function*: Probot
- * merges its own throttling options over an options object, which would keep writes a second apart.
- */
-function probot(): Probot {
-  const instance = new Probot({
-    appId: 1,
-    privateKey: privateKey(),
-    Octokit: ProbotOctokit.defaults((options: object) => ({
-      ...options,
-      retry: { enabled: false },
-      throttle: { enabled: false },
-    })),
-    logLevel: "fatal",
-  });
-  instance.load(app);
-  return instance;
-}
 
 /** main holds the config and one task at `research`; `feature` asks for approval of its research. */
 function phasesRepo(): { repo: TempRepo; fake: FakeGitHub; reviewed: string } {

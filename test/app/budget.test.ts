@@ -4,22 +4,11 @@
  * only when a gate needs them. Also the events that only name a pull request indirectly.
  */
 import { readFileSync } from "node:fs";
-import examples from "@octokit/webhooks-examples";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { app } from "../../src/app/index.js";
-import { FakeGitHub, privateKey, type RecordedRequest } from "../helpers/fake-github.js";
+import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
-
-type Example = { name: string; examples: Record<string, unknown>[] };
-function example(name: string, action: string): Record<string, unknown> {
-  const found = (examples as unknown as Example[])
-    .find((item) => item.name === name)
-    ?.examples.find((item) => item.action === action);
-  if (!found) throw new Error(`no example ${name}.${action}`);
-  return found;
-}
+import { example, testProbot as probot } from "../helpers/probot.js";
 
 const budget = (() => {
   const doc = readFileSync(new URL("../../docs/performance.md", import.meta.url), "utf8");
@@ -35,21 +24,6 @@ afterEach(() => {
   nock.enableNetConnect();
   for (const repo of repos.splice(0)) repo.remove();
 });
-
-function probot(): Probot {
-  const instance = new Probot({
-    appId: 1,
-    privateKey: privateKey(),
-    Octokit: ProbotOctokit.defaults((options: object) => ({
-      ...options,
-      retry: { enabled: false },
-      throttle: { enabled: false },
-    })),
-    logLevel: "fatal",
-  });
-  instance.load(app);
-  return instance;
-}
 
 /** Requests that judge the pull request (not the token, not the check run or comment). */
 function evaluation(requests: readonly RecordedRequest[]): RecordedRequest[] {

@@ -2,25 +2,14 @@
  * The app when things go wrong or happen twice: forks, a branch that moves while the bot records,
  * re-deliveries, replicas racing, old heads, GitHub errors, missing pull requests, big reports.
  */
-import examples from "@octokit/webhooks-examples";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { app } from "../../src/app/index.js";
 import { buildReport } from "../../src/core/evaluate.js";
 import { violation } from "../../src/core/violations.js";
 import { COMMENT_MARKER, GITHUB_TEXT_LIMIT, checkOutput } from "../../src/github/summary.js";
-import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
+import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
-
-type Example = { name: string; examples: Record<string, unknown>[] };
-function example(name: string, action: string): Record<string, unknown> {
-  const found = (examples as unknown as Example[])
-    .find((item) => item.name === name)
-    ?.examples.find((item) => item.action === action);
-  if (!found) throw new Error(`no example ${name}.${action}`);
-  return found;
-}
+import { example, testProbot } from "../helpers/probot.js";
 
 const repos: TempRepo[] = [];
 beforeEach(() => nock.disableNetConnect());
@@ -29,17 +18,6 @@ afterEach(() => {
   nock.enableNetConnect();
   for (const repo of repos.splice(0)) repo.remove();
 });
-
-function probot(retry: object = { enabled: false }): Probot {
-  const instance = new Probot({
-    appId: 1,
-    privateKey: privateKey(),
-    Octokit: ProbotOctokit.defaults((options: object) => ({ ...options, retry, throttle: { enabled: false } })),
-    logLevel: "fatal",
-  });
-  instance.load(app);
-  return instance;
-}
 
 function setUp(files: Record<string, string> = {}, options: { fork?: boolean } = {}) {
   const repo = tempRepo();
@@ -78,7 +56,7 @@ describe("forks", () => {
   it("never commits to a fork and says what a maintainer must do", async () => {
     const { fake, reviewed: head } = setUp({}, { fork: true });
     fake.review("bob", "APPROVED", head, "2026-11-30T10:00:00Z");
-    await probot().receive(reviewed(fake));
+    await testProbot().receive(reviewed(fake));
     expect(fake.apiRequests.some((request) => request.operation === "RecordDecisions")).toBe(false);
     expect(fake.sha("feature")).toBe(head);
     expect(fake.checkRuns).toEqual([expect.objectContaining({ conclusion: "action_required" })]);
@@ -98,7 +76,7 @@ describe("a branch that moves while the bot records", () => {
       repo.write({ "tasks/login/SPEC.md": "# Spec\nrewritten\n" });
       pushed = repo.commit("more work", "carol");
     };
-    await probot().receive(reviewed(fake));
+    await testProbot().receive(reviewed(fake));
     expect(fake.sha("feature")).toBe(pushed);
     expect(fake.git("show", "feature:tasks/login/SPEC.md")).toBe("# Spec\nrewritten");
     // The new head changed the task under the review: nothing to record, the gate waits again.
@@ -112,7 +90,7 @@ describe("a branch that moves while the bot records", () => {
 describe("deliveries that come twice or at once", () => {
   it("writes nothing on a re-delivery of the same event", async () => {
     const { fake } = setUp({ ".github/workflows/ci.yml": "on: push\n" });
-    const bot = probot();
+    const bot = testProbot();
     await bot.receive(opened(fake));
     const first = writes(fake).length;
     expect(first).toBeGreaterThan(0);
@@ -125,7 +103,7 @@ describe("deliveries that come twice or at once", () => {
 
   it("converges to one comment when two replicas handle two events at the same moment", async () => {
     const { fake } = setUp({ ".github/workflows/ci.yml": "on: push\n" });
-    await Promise.all([probot().receive(opened(fake)), probot().receive({ ...opened(fake), id: "9" })]);
+    await Promise.all([testProbot().receive(opened(fake)), testProbot().receive({ ...opened(fake), id: "9" })]);
     expect(fake.comments).toHaveLength(1);
     expect(fake.comments[0]!.body).toContain(COMMENT_MARKER);
   });
@@ -137,7 +115,7 @@ describe("deliveries that come twice or at once", () => {
       { id: 2, body: `${COMMENT_MARKER}\nolder race`, user: { login: "taskgate[bot]", type: "Bot" } },
       { id: 3, body: `${COMMENT_MARKER}\nnot ours`, user: { login: "mallory", type: "User" } },
     );
-    await probot().receive(opened(fake));
+    await testProbot().receive(opened(fake));
     expect(fake.comments.map((comment) => comment.id)).toEqual([1, 3]);
     expect(fake.comments[0]!.body).toContain("out-of-scope");
     expect(fake.comments[1]!.body).toContain("not ours");
@@ -145,7 +123,7 @@ describe("deliveries that come twice or at once", () => {
 
   it("never lets the result of an old head overwrite the comment of a newer one", async () => {
     const { repo, fake } = setUp({ ".github/workflows/ci.yml": "on: push\n" });
-    const bot = probot();
+    const bot = testProbot();
     let newer: string | undefined;
     fake.onRequest = (request) => {
       // While this delivery judges the old head, the author pushes and a replica comments on it.
@@ -167,7 +145,7 @@ describe("GitHub's errors", () => {
   it("retries a 5xx and still reports", async () => {
     const { fake } = setUp();
     fake.failures.push({ method: "GET", match: /\/compare\//, status: 502 });
-    await probot({ enabled: true, retries: 2, retryAfterBaseValue: 1 }).receive(opened(fake));
+    await testProbot({ retry: { enabled: true, retries: 2, retryAfterBaseValue: 1 } }).receive(opened(fake));
     expect(fake.apiRequests.filter((request) => request.path.includes("/compare/"))).toHaveLength(2);
     expect(fake.checkRuns).toHaveLength(1);
   });
@@ -175,12 +153,12 @@ describe("GitHub's errors", () => {
   it("stays quiet when the pull request is gone or closed", async () => {
     const { fake } = setUp();
     fake.state = "CLOSED";
-    await probot().receive(opened(fake));
+    await testProbot().receive(opened(fake));
     expect(writes(fake)).toEqual([]);
     nock.cleanAll();
     const gone = setUp();
     gone.fake.failures.push({ method: "GRAPHQL", match: /PullRequestFacts/, status: 404 });
-    await probot().receive(opened(gone.fake));
+    await testProbot().receive(opened(gone.fake));
     expect(gone.fake.apiRequests.map((request) => request.operation ?? request.path)).toEqual(["PullRequestFacts"]);
   });
 });
@@ -190,7 +168,7 @@ describe("big reports", () => {
     const files: Record<string, string> = {};
     for (let index = 0; index < 60; index++) files[`.github/extra/f${index}.yml`] = `${index}\n`;
     const { fake } = setUp(files);
-    await probot().receive(opened(fake));
+    await testProbot().receive(opened(fake));
     const checkWrites = fake.apiRequests.filter(
       (request) => /check-runs/.test(request.path) && request.method !== "GET",
     );
@@ -220,7 +198,7 @@ describe("lists GitHub caps", () => {
     const last = repo.commit("more", "carol");
     fake.commitCap = 1;
     fake.review("bob", "APPROVED", last, "2026-11-30T10:00:00Z");
-    await probot().receive(reviewed(fake));
+    await testProbot().receive(reviewed(fake));
     expect(fake.apiRequests.some((request) => request.operation === "RecordDecisions")).toBe(false);
     const check = fake.checkRuns.find((run) => run.head_sha === last)!;
     expect(check.conclusion).toBe("failure");
@@ -239,14 +217,7 @@ describe("rate limits", () => {
       message: "API rate limit exceeded",
       headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000)) },
     });
-    const instance = new Probot({
-      appId: 1,
-      privateKey: privateKey(),
-      Octokit: ProbotOctokit.defaults((options: object) => ({ ...options, retry: { enabled: false } })),
-      logLevel: "fatal",
-    });
-    instance.load(app);
-    await instance.receive(opened(fake));
+    await testProbot({ throttle: true }).receive(opened(fake));
     expect(fake.apiRequests.filter((request) => request.path.includes("/compare/"))).toHaveLength(2);
     expect(fake.checkRuns).toHaveLength(1);
   });

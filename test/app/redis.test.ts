@@ -4,19 +4,13 @@
  * throttling keeps its limiters per process, and the first app to start in a process sets them up.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import examples from "@octokit/webhooks-examples";
 import { Redis } from "ioredis";
 import nock from "nock";
-import { Probot, ProbotOctokit } from "probot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { app } from "../../src/app/index.js";
-import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
+import type { TempRepo } from "../helpers/git.js";
+import { awaitingApproval, example, testProbot } from "../helpers/probot.js";
 
-type Example = { name: string; examples: Record<string, unknown>[] };
-const opened = (examples as unknown as Example[])
-  .find((item) => item.name === "pull_request")!
-  .examples.find((item) => item.action === "opened")!;
+const opened = example("pull_request", "opened");
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -24,19 +18,6 @@ afterEach(() => {
   nock.enableNetConnect();
   for (const repo of repos.splice(0)) repo.remove();
 });
-
-function fakeFor(): FakeGitHub {
-  const repo = tempRepo();
-  repos.push(repo);
-  repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
-  repo.commit("base", "alice");
-  repo.git("checkout", "-q", "-b", "feature");
-  repo.write({ "tasks/a/.state": "research:awaiting_approval\n" });
-  repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
-  return fake;
-}
 
 describe("replicas sharing GitHub's rate limit through Redis", () => {
   let redis: ChildProcess;
@@ -65,16 +46,9 @@ describe("replicas sharing GitHub's rate limit through Redis", () => {
   });
 
   it("runs a delivery through an app whose limiter lives in Redis", async () => {
-    const fake = fakeFor();
+    const fake = awaitingApproval(repos);
     nock.enableNetConnect(`127.0.0.1:${port}`);
-    const probot = new Probot({
-      appId: 1,
-      privateKey: privateKey(),
-      redisConfig: `redis://127.0.0.1:${port}`,
-      Octokit: ProbotOctokit.defaults((options: object) => ({ ...options, retry: { enabled: false } })),
-      logLevel: "fatal",
-    });
-    probot.load(app);
+    const probot = testProbot({ throttle: true, redisConfig: `redis://127.0.0.1:${port}` });
     await probot.receive({ id: "1", name: "pull_request", payload: fake.payload(opened) as never });
     expect(fake.checkRuns).toHaveLength(1);
     const client = new Redis({ port });

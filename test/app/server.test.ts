@@ -6,18 +6,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sign } from "@octokit/webhooks-methods";
 import { validate } from "@octokit/graphql-schema";
-import examples from "@octokit/webhooks-examples";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { taskgateMiddleware } from "../../src/app/middleware.js";
 import { CREATE_COMMIT, PULL_REQUEST_FACTS, batchQuery } from "../../src/github/queries.js";
-import { FakeGitHub, privateKey } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
+import { privateKey } from "../helpers/fake-github.js";
+import type { TempRepo } from "../helpers/git.js";
+import { awaitingApproval, example } from "../helpers/probot.js";
 
-type Example = { name: string; examples: Record<string, unknown>[] };
-const opened = (examples as unknown as Example[])
-  .find((item) => item.name === "pull_request")!
-  .examples.find((item) => item.action === "opened")!;
+const opened = example("pull_request", "opened");
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -25,19 +22,6 @@ afterEach(() => {
   nock.enableNetConnect();
   for (const repo of repos.splice(0)) repo.remove();
 });
-
-function fakeFor(): FakeGitHub {
-  const repo = tempRepo();
-  repos.push(repo);
-  repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
-  repo.commit("base", "alice");
-  repo.git("checkout", "-q", "-b", "feature");
-  repo.write({ "tasks/a/.state": "research:awaiting_approval\n" });
-  repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
-  return fake;
-}
 
 describe("GraphQL documents", () => {
   it("all validate against GitHub's published schema", () => {
@@ -86,7 +70,7 @@ describe("webhooks over HTTP", () => {
   }
 
   it("refuses a delivery whose signature does not verify, and handles one that does", async () => {
-    const fake = fakeFor();
+    const fake = awaitingApproval(repos);
     nock.enableNetConnect("127.0.0.1");
     const body = JSON.stringify(fake.payload(opened));
     expect(await post(body, await sign("another secret", body))).toBe(400);

@@ -1,0 +1,59 @@
+/**
+ * What the app's tests share: GitHub's documented webhook payloads, a Probot running taskgate with
+ * GitHub's fake behind nock, and the smallest pull request that waits for an approval.
+ */
+import examples from "@octokit/webhooks-examples";
+import { Probot, ProbotOctokit } from "probot";
+import { app } from "../../src/app/index.js";
+import { FakeGitHub, privateKey } from "./fake-github.js";
+import { tempRepo, type TempRepo } from "./git.js";
+
+type Example = { name: string; examples: Record<string, unknown>[] };
+
+/** A webhook payload as GitHub documents it (@octokit/webhooks-examples), e.g. pull_request.opened. */
+export function example(name: string, action: string): Record<string, unknown> {
+  const found = (examples as unknown as Example[])
+    .find((item) => item.name === name)
+    ?.examples.find((item) => item.action === action);
+  if (!found) throw new Error(`no example ${name}.${action}`);
+  return found;
+}
+
+/**
+ * A Probot running taskgate. Retries are off unless `retry` says otherwise, and throttling is off
+ * unless `throttle` is set; both through a defaults *function*: Probot merges its own throttling
+ * options over an options object, which would keep writes a second apart.
+ */
+export function testProbot(options: { retry?: object; throttle?: boolean; redisConfig?: string } = {}): Probot {
+  const retry = options.retry ?? { enabled: false };
+  const instance = new Probot({
+    appId: 1,
+    privateKey: privateKey(),
+    ...(options.redisConfig && { redisConfig: options.redisConfig }),
+    Octokit: ProbotOctokit.defaults((defaults: object) => ({
+      ...defaults,
+      retry,
+      ...(!options.throttle && { throttle: { enabled: false } }),
+    })),
+    logLevel: "fatal",
+  });
+  instance.load(app);
+  return instance;
+}
+
+/**
+ * A phases repository whose pull request moves one task to `research:awaiting_approval`, with the
+ * fake GitHub installed through nock; the repository joins `repos` for removal.
+ */
+export function awaitingApproval(repos: TempRepo[]): FakeGitHub {
+  const repo = tempRepo();
+  repos.push(repo);
+  repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
+  repo.commit("base", "alice");
+  repo.git("checkout", "-q", "-b", "feature");
+  repo.write({ "tasks/a/.state": "research:awaiting_approval\n" });
+  repo.commit("ready", "carol");
+  const fake = new FakeGitHub(repo, { head: "feature" });
+  fake.install();
+  return fake;
+}
