@@ -10,12 +10,15 @@ import { tempRepo, type TempRepo } from "./git.js";
 
 type Example = { name: string; examples: Record<string, unknown>[] };
 
-/** A webhook payload as GitHub documents it (@octokit/webhooks-examples), e.g. pull_request.opened. */
-export function example(name: string, action: string): Record<string, unknown> {
+/**
+ * A webhook payload as GitHub documents it (@octokit/webhooks-examples), e.g. pull_request.opened;
+ * without an action, the event's first example (push has none).
+ */
+export function example(name: string, action?: string): Record<string, unknown> {
   const found = (examples as unknown as Example[])
     .find((item) => item.name === name)
-    ?.examples.find((item) => item.action === action);
-  if (!found) throw new Error(`no example ${name}.${action}`);
+    ?.examples.find((item) => action === undefined || item.action === action);
+  if (!found) throw new Error(`no example ${name}${action ? `.${action}` : ""}`);
   return found;
 }
 
