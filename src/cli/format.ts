@@ -8,7 +8,7 @@ function location(item: Violation): string {
 }
 
 /** One line per problem: where, the code, what is wrong, how to fix it (and who may approve). */
-function formatItem(item: Violation | Pending): string {
+export function formatItem(item: Violation | Pending): string {
   const who = "approvers" in item ? ` [approvers: ${item.approvers.join(", ")}]` : "";
   return `${location(item)}: ${item.code}: ${item.message} (hint: ${item.hint})${who}`;
 }

@@ -22,44 +22,58 @@ import { redactDeep, redactSecrets } from "../core/secrets.js";
 import { WorkTree } from "../git/worktree.js";
 import { PrFileError, parsePrFile } from "./pr-file.js";
 import { formatExplanation, formatReport } from "./format.js";
+import { AUTHORING_COMMANDS, IdentityError, runAuthoring } from "./authoring.js";
+import { hookCommand } from "./hook.js";
+import { EXIT, UsageError, type CliIo } from "./io.js";
 
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  readonly cwd: string;
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
-
-export const EXIT = { ok: 0, failure: 1, usage: 2, actionRequired: 3 } as const;
+export { EXIT, type CliIo } from "./io.js";
 
 const VERSION = "0.1.0";
 
 const USAGE = `taskgate: enforce a task workflow kept in git
 
 Usage:
-  taskgate check   [--repo DIR] --base REF --head REF [--pr PR.json] [--format text|json]
-  taskgate audit   [--repo DIR] [--ref REF] [--format text|json]
-  taskgate explain [--repo DIR] [--ref REF] [--format text|json] <task-id>
-  taskgate render  [--repo DIR] [--check]
+  taskgate check   [--repo DIR] --base REF --head REF [--pr PR.json] [--json]
+  taskgate audit   [--repo DIR] [--ref REF] [--json]
+  taskgate explain [--repo DIR] [--ref REF] [--json] <task-id>
+  taskgate render  [--repo DIR] [--check] [--json]
 
-Commands:
-  check     judge HEAD as a pull request into BASE: transitions, artifacts, scope, approvals
-  audit     check every task at a revision (default HEAD)
-  explain   where a task is, what it needs next, who may approve
-  render    write the status matrix, stages and task cards from the work tree
-            (--check: write nothing, exit 1 and list the files that are out of date)
+  phases preset:
+  taskgate new      <task-id>                 create a task folder at \`new\`
+  taskgate move     <task-id> <state>         move a task, when the workflow allows it
+  taskgate can-edit <file> [--task <task-id>] may a task (or any task) change this file?
+  taskgate scope    <task-id>                 what the task may edit now
+  taskgate upgrade  [<task-id>...]            give folders without .state one, from their artifacts
+
+  board preset:
+  taskgate next     --role ROLE               the next task of a role that can be claimed
+  taskgate list     [--role R] [--stage S] [--status X] [--query Q] [--limit N]
+  taskgate claim    <task-id> [--agent A]
+  taskgate packet   <task-id> [--output FILE] the task's context: definition, dependencies, scope
+  taskgate submit   <task-id> --evidence FILE --handoff FILE [--agent A]
+  taskgate escalate <task-id> --issue FILE --handoff FILE --resolver NEW-ID --definition FILE [--agent A]
+  taskgate reassign <task-id> [--owner LOGIN] [--agent A]
+  taskgate release-external <task-id>
+
+  taskgate unlock   --reason TEXT             remove the lock of a process that is gone
+  taskgate hook     install|uninstall [--force]   the git pre-commit hook that checks staged changes
+
+Commands that write judge their change with the pull-request rules first: a change the check would
+refuse is refused (exit 1) and nothing is written. They act as --as LOGIN, else $TASKGATE_LOGIN,
+else \`git config github.user\`.
 
 Options:
   --repo DIR       the git checkout (default: the current directory)
   --pr FILE        a simulated pull request: author, reviews, commits, permissions, teams
+  --json           JSON output (on check, audit, explain, render: the same as --format json)
   --format FORMAT  text (default) or json
+  --as LOGIN       the GitHub login the command acts for
   -h, --help       show this help
   -v, --version    show the version
 
-Exit codes: 0 success or not configured, 1 violations, 2 usage or config error, 3 approval pending.
+Exit codes: 0 success or not configured, 1 violations or refused, 2 usage or config error,
+3 approval pending (check, audit).
 `;
-
-class UsageError extends Error {}
 
 /**
  * Runs the command line. Everything it prints passes the secret redactor: JSON values before they
@@ -90,15 +104,35 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.stdout(`${VERSION}\n`);
       return EXIT.ok;
     }
+    // `hook` parses its own options (install, uninstall, and the hook's own run).
+    if (command === "hook") {
+      json = rest.includes("--json");
+      return await hookCommand(rest, io);
+    }
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       io.stdout(USAGE);
       return EXIT.ok;
     }
-    const format = values.format ?? "text";
+    if (values.json && values.format !== undefined && values.format !== "json") {
+      throw new UsageError(`--json and --format ${values.format} disagree`);
+    }
+    const format = values.json ? "json" : (values.format ?? "text");
     if (format !== "text" && format !== "json") throw new UsageError(`unknown --format "${format}"; use text or json`);
     json = format === "json";
+    checkOptions(command, values);
     const repoDir = resolve(io.cwd, values.repo ?? ".");
+    if (AUTHORING_COMMANDS.has(command)) {
+      return await runAuthoring({
+        command,
+        values,
+        positionals,
+        repoDir,
+        io,
+        json,
+        printJson: (value) => printJson(io, value),
+      });
+    }
     switch (command) {
       case "check": {
         if (!values.base || !values.head) throw new UsageError("check needs --base REF and --head REF");
@@ -173,11 +207,60 @@ function parseOptions(args: readonly string[]) {
         pr: { type: "string" },
         check: { type: "boolean" },
         format: { type: "string" },
+        json: { type: "boolean" },
+        as: { type: "string" },
+        agent: { type: "string" },
+        role: { type: "string" },
+        stage: { type: "string" },
+        status: { type: "string" },
+        query: { type: "string" },
+        limit: { type: "string" },
+        output: { type: "string" },
+        evidence: { type: "string" },
+        handoff: { type: "string" },
+        issue: { type: "string" },
+        resolver: { type: "string" },
+        definition: { type: "string" },
+        task: { type: "string" },
+        owner: { type: "string" },
+        reason: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
+  }
+}
+
+/** The options each command takes besides --repo, --json, --format and --help. */
+const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  check: ["base", "head", "pr"],
+  audit: ["ref"],
+  explain: ["ref"],
+  render: ["check"],
+  new: ["as"],
+  move: ["as"],
+  upgrade: ["as"],
+  "can-edit": ["task"],
+  scope: [],
+  next: ["role"],
+  list: ["role", "stage", "status", "query", "limit"],
+  claim: ["as", "agent"],
+  packet: ["output"],
+  submit: ["as", "agent", "evidence", "handoff"],
+  escalate: ["as", "agent", "issue", "handoff", "resolver", "definition"],
+  reassign: ["as", "agent", "owner"],
+  "release-external": ["as"],
+  unlock: ["reason"],
+};
+const COMMON_OPTIONS = new Set(["repo", "json", "format", "help"]);
+
+function checkOptions(command: string, values: Record<string, unknown>): void {
+  const allowed = COMMAND_OPTIONS[command];
+  if (!allowed) throw new UsageError(`unknown command "${command}"`);
+  for (const [option, value] of Object.entries(values)) {
+    if (value === undefined || COMMON_OPTIONS.has(option) || allowed.includes(option)) continue;
+    throw new UsageError(`--${option} does not apply to \`${command}\``);
   }
 }
 
@@ -267,6 +350,7 @@ function handleError(io: CliIo, json: boolean, error: unknown): number {
     io.stderr(`taskgate: ${error.message}\n  hint: run \`taskgate --help\` for usage\n`);
     return EXIT.usage;
   }
+  if (error instanceof IdentityError) return fail(io, json, error.message, error.hint);
   if (error instanceof RefNotFoundError || error instanceof RepositoryError || error instanceof PrFileError) {
     return fail(io, json, error.message, error.hint);
   }

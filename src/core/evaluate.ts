@@ -11,7 +11,7 @@ import { PHASES_PRESET } from "./presets/phases.js";
 import type { BotRecord, Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
 import { redactDeep } from "./secrets.js";
 import { violation } from "./violations.js";
-import { buildWorkflow, mergeWorkflow } from "./workflow.js";
+import { buildWorkflow, mergeWorkflow, type WorkflowResult } from "./workflow.js";
 
 export type ModelResult = { ok: true; model: WorkflowModel } | { ok: false; issues: ConfigIssue[] };
 
@@ -31,11 +31,16 @@ export function createModel(config: Config): ModelResult {
     if (overlap) return { ok: false, issues: [overlap] };
     return { ok: true, model: createBoardModel(config) };
   }
-  const built = buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
+  const built = workflowOf(config);
   if (!built.ok) return built;
   const overlap = renderOverlap(config, [built.workflow.def.tasksDir]);
   if (overlap) return { ok: false, issues: [overlap] };
   return { ok: true, model: createPhasesModel(config, built.workflow) };
+}
+
+/** The phases workflow a config describes: the preset with the config's overrides, checked. */
+export function workflowOf(config: Config): WorkflowResult {
+  return buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
 }
 
 /**

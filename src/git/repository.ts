@@ -166,6 +166,21 @@ export class GitRepository implements TaskRepository {
     return result.stdout.toString("utf8").replace(/\n$/, "");
   }
 
+  /** A git configuration value (`git config --get key`), or `undefined` when it is not set. */
+  async configValue(key: string): Promise<string | undefined> {
+    if (!/^[A-Za-z][A-Za-z0-9-]*(\.[^\s=]+)+$/.test(key))
+      throw new RepositoryError(`"${key}" is not a git config key`, GIT_HINT);
+    const result = await this.git(["config", "--get", key], { okCodes: [0, 1] });
+    const value = result.stdout.toString("utf8").trim();
+    return result.code === 0 && value ? value : undefined;
+  }
+
+  /** An absolute path inside the git directory, as git resolves it (`git rev-parse --git-path`). */
+  async gitPath(name: string): Promise<string> {
+    const result = await this.git(["rev-parse", "--path-format=absolute", "--git-path", name]);
+    return result.stdout.toString("utf8").replace(/\n$/, "");
+  }
+
   /** Resolves `ref` to a full commit id; throws `RefNotFoundError` when it names no commit. */
   async resolve(ref: string): Promise<string> {
     checkRef(ref);

@@ -81,16 +81,26 @@ export class WorkTree {
 
   /** A symlinked folder on the way could send a write outside the checkout: refuse it. */
   private async refuseLinkedFolders(path: string): Promise<void> {
-    const parts = path.split("/").slice(0, -1);
-    for (let depth = 1; depth <= parts.length; depth++) {
-      const folder = parts.slice(0, depth).join("/");
-      const info = await lstat(join(this.root, folder)).catch(() => undefined);
-      if (info?.isSymbolicLink()) {
-        throw new RepositoryError(
-          `refusing to write ${path}: ${folder} is a symlink`,
-          "Rendered files are written inside the checkout only; replace the link with a folder.",
-        );
-      }
+    const folder = await linkedFolder(this.root, path);
+    if (folder !== undefined) {
+      throw new RepositoryError(
+        `refusing to write ${path}: ${folder} is a symlink`,
+        "Rendered files are written inside the checkout only; replace the link with a folder.",
+      );
     }
   }
+}
+
+/**
+ * The first folder on the way to `path` (relative, with "/") below `root` that is a symlink, or
+ * `undefined`. A symlinked folder could send a write outside the checkout.
+ */
+export async function linkedFolder(root: string, path: string): Promise<string | undefined> {
+  const parts = path.split("/").slice(0, -1);
+  for (let depth = 1; depth <= parts.length; depth++) {
+    const folder = parts.slice(0, depth).join("/");
+    const info = await lstat(join(root, folder)).catch(() => undefined);
+    if (info?.isSymbolicLink()) return folder;
+  }
+  return undefined;
 }

@@ -66,15 +66,15 @@ export interface CliRun {
   json<T = Record<string, unknown>>(): T;
 }
 
-/** Runs the CLI in-process, as `taskgate ...` would from `cwd`. */
-export async function runCli(args: string[], cwd: string): Promise<CliRun> {
+/** Runs the CLI in-process, as `taskgate ...` would from `cwd` (with `env` as its environment). */
+export async function runCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await main(args, {
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
     cwd,
-    env: {},
+    env,
   });
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
 }

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config.js";
 import type { BotRecord, Snapshot } from "../types.js";
-import type { HistoryEntry, LedgerEntry } from "./formats.js";
+import type { Definition, HistoryEntry, LedgerEntry } from "./formats.js";
 
 /**
  * What one history entry does to a ledger entry's status, owner, resolvers and wait flag; the history
@@ -78,26 +78,67 @@ export function writeBoardRecords(
   const path = config.board.ledger;
   const text = snapshot.files.get(path)?.text;
   if (text === undefined) throw new Error(`${path} cannot be read`);
-  const ledger = JSON.parse(text.replace(/^\uFEFF/, "")) as { revision: number; tasks: Record<string, LedgerEntry> };
-  for (const record of records) {
-    const current = Object.hasOwn(ledger.tasks, record.task) ? ledger.tasks[record.task]! : undefined;
-    const entry: LedgerEntry = {
-      ...current,
-      status: current?.status ?? "todo",
-      owner: current?.owner ?? null,
-      external_wait: current?.external_wait ?? false,
-      blocked_by: normaliseResolvers(current?.blocked_by),
-      history: current?.history ?? [],
-    };
-    Object.defineProperty(ledger.tasks, record.task, {
-      value: applyHistory(entry, historyEntryOf(record, now)),
+  const edits = records.map((record): LedgerEdit => ({ task: record.task, item: historyEntryOf(record, now) }));
+  return new Map([[path, writeLedger(text, edits)]]);
+}
+
+/** One change to the ledger: a history entry appended to a task, or a new entry without history. */
+export interface LedgerEdit {
+  readonly task: string;
+  /** Appended and replayed with `applyHistory`; the revision rises by one. */
+  readonly item?: HistoryEntry;
+  /** The resolvers an escalation adds to `blocked_by`. */
+  readonly resolvers?: readonly string[];
+  /** A new entry with no history (an external resolver waiting for release); the revision stays. */
+  readonly create?: LedgerEntry;
+}
+
+/**
+ * The one writer of the ledger (`state/tasks.json`): applies edits to the file's text and returns
+ * the new text. Works on the file's own JSON (a missing file is an empty ledger), so keys taskgate
+ * does not know are kept as they are.
+ */
+export function writeLedger(text: string | undefined, edits: readonly LedgerEdit[]): string {
+  const ledger = (text === undefined ? { revision: 0, tasks: {} } : JSON.parse(text.replace(/^\uFEFF/, ""))) as {
+    revision: number;
+    tasks: Record<string, LedgerEntry>;
+  };
+  for (const edit of edits) {
+    const current = Object.hasOwn(ledger.tasks, edit.task) ? ledger.tasks[edit.task]! : undefined;
+    let next: LedgerEntry;
+    if (edit.create) next = edit.create;
+    else {
+      const entry: LedgerEntry = {
+        ...current,
+        status: current?.status ?? "todo",
+        owner: current?.owner ?? null,
+        external_wait: current?.external_wait ?? false,
+        blocked_by: normaliseResolvers(current?.blocked_by),
+        history: current?.history ?? [],
+      };
+      next = edit.item ? applyHistory(entry, edit.item, edit.resolvers) : entry;
+      if (edit.item) ledger.revision += 1;
+    }
+    Object.defineProperty(ledger.tasks, edit.task, {
+      value: next,
       enumerable: true,
       writable: true,
       configurable: true,
     });
-    ledger.revision += 1;
   }
-  return new Map([[path, `${JSON.stringify(ledger, null, 2)}\n`]]);
+  return `${JSON.stringify(ledger, null, 2)}\n`;
+}
+
+/**
+ * The one writer of the definitions file (`planning/tasks.json`): a definition appended, the rest of
+ * the file's JSON kept as it is (a missing file starts an empty list).
+ */
+export function appendDefinition(text: string | undefined, definition: Definition): string {
+  const file = (text === undefined ? { tasks: [] } : JSON.parse(text.replace(/^\uFEFF/, ""))) as {
+    tasks: Definition[];
+  };
+  file.tasks = [...(Array.isArray(file.tasks) ? file.tasks : []), definition];
+  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 function normaliseResolvers(value: unknown): string[] {

@@ -5,14 +5,14 @@
 import { ApprovalJudge, gateOutcome, gatePolicy, reviewKey, type ApprovalSubject, type GateSite } from "../approval.js";
 import type { Config } from "../config.js";
 import { emptyFindings, type Findings } from "../model.js";
-import { renderRootOf } from "../paths.js";
 import type { EdgeDef, EditScope } from "../presets/phases.js";
-import { classifyPaths, firstRewrite, frameworkViolations, taskMissing } from "../scope.js";
+import { changedPathsOf, firstRewrite, frameworkViolations, taskMissing } from "../scope.js";
 import type { FileEntry, PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
 import { botWrites, gateKey, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
 import { checkArtifacts, hasLooped, readVerdict } from "./rules.js";
+import { phasesPaths } from "./scope.js";
 import {
   APPROVALS_FILE,
   STATE_FILE,
@@ -20,7 +20,6 @@ import {
   invalidId,
   isValidTaskId,
   readTask,
-  taskIdOf,
   type PhasesTask,
 } from "./tasks.js";
 
@@ -71,18 +70,16 @@ export function evaluatePhases(
   const baseIndex = indexTasks(base, tasksDir);
   const headIndex = indexTasks(head, tasksDir);
   const judge = new ApprovalJudge(config, pr, head);
-  const inTasks = (path: string) => path.startsWith(`${tasksDir}/`);
-  const paths = classifyPaths(config, pr.files, inTasks);
   // Files directly in the tasks folder belong to no task: framework files, never a task's to change.
-  const loose = pr.files.flatMap((file) =>
-    [file.path, file.previousPath].filter(
-      (path): path is string => path !== undefined && inTasks(path) && taskIdOf(path, tasksDir) === undefined,
-    ),
-  );
-  const framework = [...paths.framework, ...new Set(loose)];
-  const frameworkSet = new Set(framework);
-  const renderPrefix = `${renderRootOf(config)}/`;
-  const isProject = (path: string) => !inTasks(path) && !frameworkSet.has(path) && !path.startsWith(renderPrefix);
+  const kindOf = phasesPaths(config, workflow);
+  const framework: string[] = [];
+  const project: string[] = [];
+  for (const path of changedPathsOf(pr.files)) {
+    const { kind } = kindOf(path);
+    if (kind === "framework") framework.push(path);
+    else if (kind === "project") project.push(path);
+  }
+  const isProject = (path: string) => kindOf(path).kind === "project";
 
   const tasks = [...touched].sort();
   const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id)));
@@ -109,7 +106,7 @@ export function evaluatePhases(
   if (tasks.length > 0) {
     findings.violations.push(...frameworkViolations(framework));
     if (!projectAllowed) {
-      for (const path of paths.project) {
+      for (const path of project) {
         findings.violations.push(
           violation("out-of-scope", {
             path,
@@ -123,7 +120,7 @@ export function evaluatePhases(
     const missing = taskMissing(
       config,
       pr,
-      { ...paths, framework },
+      { framework, project, rendered: [] },
       {
         what: "touches no task",
         fix: `move a task under ${tasksDir}/ forward`,

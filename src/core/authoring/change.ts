@@ -1,0 +1,91 @@
+/**
+ * A change an authoring command is about to write, and its judgement. A command never decides on its
+ * own what is legal: it builds the files it would write, and the pull-request rules judge the step
+ * from the work tree as it is to the work tree as it would be, with the acting login as the pull
+ * request's author. What the check would refuse, the command refuses, with the same codes and hints.
+ */
+import { readLimits, type Config } from "../config.js";
+import { limitFor, type ReadLimits } from "../port.js";
+import { evaluate } from "../evaluate.js";
+import type { ChangedFile, FileEntry, Report, Snapshot, Violation } from "../types.js";
+
+/** A file to write (`content`) or delete (`null`), by repository path. */
+export interface FileChange {
+  readonly path: string;
+  readonly content: string | null;
+}
+
+/** What an authoring command prepared: the files, the judgement of writing them, and what to say. */
+export interface Authored {
+  readonly changes: readonly FileChange[];
+  readonly report: Report;
+  /** Facts for `--json` and the text output (the task, the new state, the resolver, ...). */
+  readonly facts: Readonly<Record<string, unknown>>;
+}
+
+/** A command that cannot even build its change (unknown task, bad input): refused before judging. */
+export class AuthoringRefusal extends Error {
+  constructor(readonly violations: readonly Violation[]) {
+    super(violations.map((item) => item.message).join("; "));
+  }
+}
+
+/**
+ * The snapshot after the changes, each written file seen as a reader with `limits` would see it
+ * (above its size limit: `oversized`; with a NUL byte: `binary`), so the judgement matches the check.
+ */
+export function applyChanges(snapshot: Snapshot, changes: readonly FileChange[], limits?: ReadLimits): Snapshot {
+  const files = new Map(snapshot.files);
+  for (const change of changes) {
+    if (change.content === null) files.delete(change.path);
+    else files.set(change.path, entryOf(change.path, change.content, limitFor(change.path, limits, DEFAULT_LIMIT)));
+  }
+  return { rev: "work tree, changed", files };
+}
+
+/** The changed-file list a pull request making these changes would show. */
+export function changedFilesOf(snapshot: Snapshot, changes: readonly FileChange[]): ChangedFile[] {
+  const out: ChangedFile[] = [];
+  for (const change of changes) {
+    const before = snapshot.files.get(change.path);
+    if (change.content === null) {
+      if (before) out.push({ path: change.path, status: "removed" });
+    } else if (!before) out.push({ path: change.path, status: "added" });
+    else if (before.kind !== "file" || before.text !== change.content) {
+      out.push({ path: change.path, status: "modified" });
+    }
+  }
+  return out;
+}
+
+/**
+ * Judges writing `changes` over `before` as the pull-request check would judge a pull request by
+ * `actor` that makes exactly them (no reviews, no commits of the bot).
+ */
+export function judgeChange(config: Config, before: Snapshot, changes: readonly FileChange[], actor: string): Report {
+  const files = changedFilesOf(before, changes);
+  return evaluate(config, before, applyChanges(before, changes, readLimits(config)), {
+    author: actor,
+    files,
+    commits: [],
+    reviews: [],
+    permissions: {},
+    teams: {},
+  });
+}
+
+/** Only the changes that change something. */
+export function effective(snapshot: Snapshot, changes: readonly FileChange[]): FileChange[] {
+  const changed = new Set(changedFilesOf(snapshot, changes).map((file) => file.path));
+  return changes.filter((change) => changed.has(change.path));
+}
+
+/** The size limit readers apply when a config sets none. */
+const DEFAULT_LIMIT = 1024 * 1024;
+
+function entryOf(path: string, text: string, limit: number): FileEntry {
+  const size = new TextEncoder().encode(text).length;
+  if (size > limit) return { path, kind: "oversized", size };
+  if (text.slice(0, 8000).includes("\0")) return { path, kind: "binary", size };
+  return { path, kind: "file", size, text };
+}
