@@ -26,6 +26,7 @@ import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../core/aut
 import { STATUSES } from "../core/board/formats.js";
 import { isLogin } from "../core/board/owners.js";
 import { readLimits, type Config } from "../core/config.js";
+import { RepositoryError } from "../core/port.js";
 import type { WorkflowModel } from "../core/model.js";
 import { redactSecrets } from "../core/secrets.js";
 import { loadConfig } from "../core/service.js";
@@ -217,6 +218,7 @@ export async function runAuthoring(run: AuthoringRun): Promise<number> {
       const text = redactSecrets(packet);
       if (run.values.output) {
         const target = resolve(run.io.cwd, run.values.output);
+        refuseStoreTarget(ws, target);
         await writeAtomic(target, text);
         if (run.json) run.printJson({ task: id, output: target });
         else run.io.stdout(`taskgate packet: wrote ${target}\n`);
@@ -438,16 +440,42 @@ async function given(run: AuthoringRun, root: string, path: string): Promise<Giv
   return { name: basename(absolute), content, ...(repoPath !== undefined && { repoPath }) };
 }
 
+/**
+ * The packet is a working file, never part of the task store: refuse a target inside `.git` or on a
+ * file the workflow reads (the config, the definitions, the ledger, the board's folders, the
+ * rendered files), which only the judged commands may change.
+ */
+function refuseStoreTarget(ws: Workspace, target: string): void {
+  const inside = relative(ws.root, target);
+  if (inside.startsWith("..") || resolve(ws.root, inside) !== target) return;
+  const path = inside.split(sep).join("/");
+  const scope = ws.model.auditScope();
+  const store =
+    path === ".git" ||
+    path.startsWith(".git/") ||
+    scope.paths.includes(path) ||
+    scope.prefixes.some((prefix) => path.startsWith(prefix) || `${path}/` === prefix);
+  if (store) {
+    throw new RepositoryError(
+      `refusing to write the packet to ${path}: it is part of the task store`,
+      "Write the packet somewhere else (outside the checkout, or a file the workflow does not read).",
+    );
+  }
+}
+
 /** Writes a file outside the task store atomically (the packet). */
 async function writeAtomic(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
   try {
-    await writeFile(temporary, text);
+    await writeFile(temporary, text, { flag: "wx" });
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot write ${path}${code ? ` (${code})` : ""}`);
+    throw new RepositoryError(
+      `cannot write ${path}${code ? ` (${code})` : ""}`,
+      "Check that the folder exists and can be written to.",
+    );
   }
 }
 

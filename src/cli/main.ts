@@ -109,6 +109,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       json = rest.includes("--json");
       return await hookCommand(rest, io);
     }
+    // Known before parsing, so a usage error is answered in JSON too.
+    json =
+      rest.includes("--json") ||
+      rest.some((arg, index) => arg === "--format=json" || (arg === "--format" && rest[index + 1] === "json"));
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       io.stdout(USAGE);
