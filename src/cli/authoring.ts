@@ -104,6 +104,7 @@ export async function runAuthoring(run: AuthoringRun): Promise<number> {
   const { command, positionals } = run;
   const repo = await GitRepository.open(run.repoDir);
   const root = await repo.workTreeRoot();
+  await refuseCommittedLocalFiles(repo);
   if (command === "unlock") return unlockCommand(run, root);
   const tree = new WorkTree(root);
   // A transaction cut short by a crash is completed before anything reads the work tree.
@@ -477,6 +478,20 @@ async function writeAtomic(path: string, text: string): Promise<void> {
       "Check that the folder exists and can be written to.",
     );
   }
+}
+
+/**
+ * A journal that came with a checkout (committed by someone) would make the next command rewrite
+ * files of whoever runs it; a committed lock would stop everyone. These files are local: refuse to
+ * run while git tracks any of them.
+ */
+async function refuseCommittedLocalFiles(repo: GitRepository): Promise<void> {
+  const committed = await repo.tracked([LOCK_FILE, JOURNAL_FILE, UNLOCK_LOG]);
+  if (committed.length === 0) return;
+  throw new RepositoryError(
+    `${committed.join(", ")} ${committed.length > 1 ? "are" : "is"} committed to the repository; taskgate keeps these files local, and will not act on a journal or a lock that came with a checkout`,
+    `Remove ${committed.length > 1 ? "them" : "it"} from the repository (\`git rm --cached ${committed.join(" ")}\`, then delete the file) and commit that; look at what the journal would have written first.`,
+  );
 }
 
 /** The lock, the journal and the unlock log stay out of commits: listed in .git/info/exclude. */

@@ -52,10 +52,16 @@ export function globIndex<K>(lists: ReadonlyMap<K, readonly string[]>): (path: s
   };
 }
 
-/** Files no task may edit: `.github/**`, the config, and the config's `framework_paths`. */
+/** The CLI's lock, journal and unlock log: local files, never committed. */
+export const LOCAL_FILES: readonly string[] = [".taskgate.lock", ".taskgate.journal.json", ".taskgate.unlock.log"];
+
+/**
+ * Files no task may edit: `.github/**`, the config, the config's `framework_paths`, and the CLI's
+ * local files (a committed journal would rewrite the files of whoever runs taskgate next).
+ */
 export function frameworkMatcher(config: Config): PathMatcher {
   const extra = globMatcher(config.framework_paths);
-  return (path) => path.startsWith(".github/") || path === CONFIG_PATH || extra(path);
+  return (path) => path.startsWith(".github/") || path === CONFIG_PATH || LOCAL_FILES.includes(path) || extra(path);
 }
 
 /** Does a path try to leave the repository or hide behind `.`/`..` segments? */

@@ -175,6 +175,13 @@ export class GitRepository implements TaskRepository {
     return result.code === 0 && value ? value : undefined;
   }
 
+  /** Which of these work-tree paths git tracks (in the index). */
+  async tracked(paths: readonly string[]): Promise<string[]> {
+    if (paths.length === 0) return [];
+    const result = await this.git(["ls-files", "-z", "--", ...paths.map((path) => `:(literal)${path}`)]);
+    return result.stdout.toString("utf8").split("\0").filter(Boolean);
+  }
+
   /** An absolute path inside the git directory, as git resolves it (`git rev-parse --git-path`). */
   async gitPath(name: string): Promise<string> {
     const result = await this.git(["rev-parse", "--path-format=absolute", "--git-path", name]);

@@ -4,7 +4,7 @@
  * code, and nothing is written.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
@@ -327,6 +327,28 @@ describe("the command line of the authoring commands", () => {
     }
     writeFileSync(join(repo.dir, ".taskgate.unlock.log"), "x\n");
     expect(repo.git("status", "--porcelain")).not.toContain(".taskgate");
+  });
+
+  it("never acts on a journal that came with a checkout, and the check refuses committing one", async () => {
+    const repo = phasesRepo({ "tasks/api/.state": "implement\n", "tasks/api/SPEC.md": "s\n" });
+    const planted = JSON.stringify({
+      version: 1,
+      command: "move",
+      at: "2026-11-30T10:00:00Z",
+      files: [{ path: "src/app.ts", before: "export const app = 1;\n", after: "steal();\n" }],
+    });
+    repo.write({ ".taskgate.journal.json": planted, "tasks/api/SPEC.md": "s, more\n" });
+    const report = await checkWork(repo, "mallory");
+    expect(report.violations).toContainEqual(
+      expect.objectContaining({ code: "out-of-scope", path: ".taskgate.journal.json" }),
+    );
+    for (const args of [["list"], ["move", "api", "bug_find", ...AS], ["scope", "api"]]) {
+      const run = await runCli(args, repo.dir);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(".taskgate.journal.json is committed to the repository");
+    }
+    expect(readFileSync(join(repo.dir, "src/app.ts"), "utf8")).toBe("export const app = 1;\n");
+    expect(existsSync(join(repo.dir, ".taskgate.journal.json"))).toBe(true);
   });
 
   it("--json is --format json on check, audit, explain and render", async () => {
