@@ -330,6 +330,14 @@ describe("identity", () => {
     await expectAccepted(b, "dave");
   });
 
+  it("cannot act for someone else past the check: an entry written --as dave fails in carol's pull request", async () => {
+    const b = boardRepo();
+    const run = await b.cli(["claim", "api", "--as", "dave", "--agent", "a1"]);
+    expect(run.code).toBe(0);
+    const { report } = await checkAs(b, "carol");
+    expect(codesOf(report.violations)).toContain("owner-mismatch");
+  });
+
   it("exits 2 when no login is known, naming the three ways to give one", async () => {
     const b = boardRepo();
     const before = treeHashes(b.dir);
@@ -468,6 +476,28 @@ describe("claim", () => {
 
 describe("submit", () => {
   const base = (): Setup => ({ tasks: { ...WAITING, api: claimed("carol/a1") }, revision: 1 });
+
+  it("never writes through a symlinked evidence folder to a place outside the checkout", async () => {
+    const b = boardRepo(base());
+    const elsewhere = scratch();
+    b.repo.symlink("state/evidence", elsewhere);
+    const ledger = b.read("state/tasks.json");
+    const run = await b.cli([
+      "submit",
+      "api",
+      "--as",
+      "carol",
+      "--evidence",
+      b.input("run.md", "ok\n"),
+      "--handoff",
+      b.input("h.md", "h\n"),
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("symlink");
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(b.read("state/tasks.json")).toBe(ledger);
+    expect(existsSync(join(b.dir, "state/handoffs/api.md"))).toBe(false);
+  });
 
   it("copies evidence and handoff from outside the checkout to their places, accepted by the check", async () => {
     const b = boardRepo(base());
