@@ -7,7 +7,15 @@ import type { Config } from "../config.js";
 import { workflowOf } from "../evaluate.js";
 import { isSuspiciousPath, renderRootOf } from "../paths.js";
 import { phasesPaths, type PathKind } from "../phases/scope.js";
-import { APPROVALS_FILE, STATE_FILE, closest, indexTasks, isValidTaskId, readTask } from "../phases/tasks.js";
+import {
+  APPROVALS_FILE,
+  STATE_FILE,
+  closest,
+  indexTasks,
+  invalidId,
+  isValidTaskId,
+  readTask,
+} from "../phases/tasks.js";
 import type { Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
@@ -39,16 +47,7 @@ function refuse(item: Violation): never {
 function existingTask(workflow: Workflow, snapshot: Snapshot, id: string) {
   const dir = `${workflow.def.tasksDir}/${id}`;
   const files = taskFiles(workflow, snapshot, id);
-  if (!isValidTaskId(id)) {
-    refuse(
-      violation("task-invalid-id", {
-        task: id,
-        path: dir,
-        message: `"${id}" is not a task id`,
-        hint: "Task ids use letters, digits, `.`, `_` and `-`, start with a letter or digit, and never contain `..`.",
-      }),
-    );
-  }
+  if (!isValidTaskId(id)) refuse(invalidId(dir, id));
   if (!files) {
     const known = [...indexTasks(snapshot, workflow.def.tasksDir).tasks.keys()];
     const near = closest(id, known);
@@ -80,16 +79,7 @@ function existingTask(workflow: Workflow, snapshot: Snapshot, id: string) {
 export function newTask(ctx: PhasesContext, id: string): Authored {
   const workflow = workflowFor(ctx.config);
   const dir = `${workflow.def.tasksDir}/${id}`;
-  if (!isValidTaskId(id)) {
-    refuse(
-      violation("task-invalid-id", {
-        task: id,
-        path: dir,
-        message: `"${id}" is not a valid task id`,
-        hint: "Task ids use letters, digits, `.`, `_` and `-`, start with a letter or digit, and never contain `..`.",
-      }),
-    );
-  }
+  if (!isValidTaskId(id)) refuse(invalidId(dir, id));
   const existing = taskFiles(workflow, ctx.snapshot, id);
   if (existing) {
     const task = readTask(workflow, id, existing);
