@@ -203,6 +203,13 @@ function ledgerFile(tasks: Record<string, LedgerEntry>, revision: number): Recor
   return { "state/tasks.json": JSON.stringify({ revision, tasks: { ...WAITING, ...tasks } }, null, 2) };
 }
 
+/** The ledger after carol/a1's claim of `api` and a submit by `by`, written by hand. */
+function submittedByHand(by: string, evidence = "state/evidence/ev.md"): Record<string, string> {
+  const owned = claimed("carol/a1");
+  const submit = step("submit", "in_progress", "review", by, { evidence, handoff: "state/handoffs/api.md" });
+  return ledgerFile({ api: { ...owned, status: "review", history: [...owned.history, submit] } }, 2);
+}
+
 function spawnCli(
   args: string[],
   cwd: string,
@@ -592,23 +599,7 @@ describe("submit", () => {
     const args = ["--evidence", b.input("ev.md", "ok\n"), "--handoff", b.input("ho.md", "done\n")];
     const refusal = await expectRefused(b, ["submit", "api", "--as", "dave", ...args]);
     expect(codesOf(refusal.violations)).toEqual(["owner-mismatch"]);
-    const submitted = claimed("carol/a1");
-    const hand = ledgerFile(
-      {
-        api: {
-          ...submitted,
-          status: "review",
-          history: [
-            ...submitted.history,
-            step("submit", "in_progress", "review", "dave", {
-              evidence: "state/evidence/ev.md",
-              handoff: "state/handoffs/api.md",
-            }),
-          ],
-        },
-      },
-      2,
-    );
+    const hand = submittedByHand("dave");
     const codes = await handWritten(b, "dave", {
       ...hand,
       "state/evidence/ev.md": "ok\n",
@@ -641,22 +632,7 @@ describe("submit", () => {
       expect(run.stdout + run.stderr).not.toContain(TOKEN.slice(4, 24));
     }
     expect(treeHashes(b.dir)).toEqual(before);
-    const hand = ledgerFile(
-      {
-        api: {
-          ...claimed("carol/a1"),
-          status: "review",
-          history: [
-            ...claimed("carol/a1").history,
-            step("submit", "in_progress", "review", "carol/a1", {
-              evidence: "state/evidence/ev.md",
-              handoff: "state/handoffs/api.md",
-            }),
-          ],
-        },
-      },
-      2,
-    );
+    const hand = submittedByHand("carol/a1");
     const codes = await handWritten(b, "carol", {
       ...hand,
       "state/evidence/ev.md": "ok\n",
@@ -697,20 +673,7 @@ describe("submit", () => {
       handoff,
     ]);
     expect(oversized.violations.length).toBeGreaterThan(0);
-    const submitEntry = (evidence: string) =>
-      ledgerFile(
-        {
-          api: {
-            ...claimed("carol/a1"),
-            status: "review",
-            history: [
-              ...claimed("carol/a1").history,
-              step("submit", "in_progress", "review", "carol/a1", { evidence, handoff: "state/handoffs/api.md" }),
-            ],
-          },
-        },
-        2,
-      );
+    const submitEntry = (evidence: string) => submittedByHand("carol/a1", evidence);
     const byHand = await handWritten(b, "carol", {
       ...submitEntry("state/evidence/big.log"),
       "state/evidence/big.log": big,
