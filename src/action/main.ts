@@ -15,6 +15,7 @@ import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Logger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
+import { inertPlain } from "../github/inert.js";
 import { checkOutput } from "../github/summary.js";
 import type { EarlyAnswer } from "./early.js";
 import { ActionError, readInputs, type Inputs } from "./inputs.js";
@@ -61,7 +62,9 @@ async function run(env: NodeJS.ProcessEnv, core: Runner, inputs: Inputs, api: Gi
       | { number: number; head: { sha: string; repo?: { full_name?: string } | null } }
       | undefined;
     if (!pr) throw new ActionError(`check mode needs a pull_request or pull_request_review event, not "${event}"`);
-    const fork = Boolean(pr.head.repo?.full_name && pr.head.repo.full_name !== `${owner}/${repo}`);
+    // A fork's pull request, or one whose head repository was deleted (`head.repo: null`): the head
+    // branch is not this repository's, so nothing may be written for it.
+    const fork = pr.head.repo?.full_name?.toLowerCase() !== `${owner}/${repo}`.toLowerCase();
     const sender = (payload.sender as { login?: string } | undefined)?.login;
     const runUrl = `${env.GITHUB_SERVER_URL ?? "https://github.com"}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ""}`;
     const outcome = await checkPullRequest(api, pr.number, { record: true, sender, headSha: pr.head.sha }, log, {
@@ -144,7 +147,7 @@ async function checkoutOf(env: NodeJS.ProcessEnv): Promise<GitRepository | undef
 /** Workflow annotations on the files and lines of the problems (the run's page shows them). */
 function annotate(core: Runner, report: Report): void {
   for (const item of report.violations.slice(0, 50)) {
-    core.error(`${item.message} (how to fix: ${item.hint})`, {
+    core.error(inertPlain(`${item.message} (how to fix: ${item.hint})`), {
       title: item.code,
       ...(item.path && { file: item.path }),
       ...(item.line !== undefined && { line: item.line }),

@@ -1,12 +1,14 @@
 /**
  * The taskgate GitHub App (Probot). Thin: each webhook names a pull request; the flow in
  * `github/flow.ts` judges it, records what its reviews decided and reports. Nothing is kept between
- * deliveries, so any replica can take any delivery.
+ * deliveries, so any replica can take any delivery. An event that cannot change a result (a comment
+ * review, an edited title, another app's check, the App's own push) stops before it costs more than
+ * one request.
  */
 import type { ApplicationFunction, Context } from "probot";
 import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
-import { checkPullRequest, type Trigger } from "../github/flow.js";
+import { checkPullRequest, judgedAlready, type Trigger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
 
 const PULL_REQUEST_EVENTS = [
@@ -23,10 +25,22 @@ const REVIEW_EVENTS = [
   "pull_request_review.dismissed",
 ] as const;
 
-type AnyContext = Context<"pull_request" | "pull_request_review" | "check_run" | "check_suite">;
+type AnyContext = Context<
+  "pull_request" | "pull_request_review" | "check_run" | "check_suite" | "push" | "repository_dispatch"
+>;
+
+/** The App's id, as its own credentials say (no request: the app's JWT is made locally). */
+async function appIdOf(context: AnyContext): Promise<number> {
+  const auth = (await context.octokit.auth({ type: "app" })) as { appId?: number | string };
+  return Number(auth.appId);
+}
+
+async function apiOf(context: AnyContext): Promise<GitHubApi> {
+  return new GitHubApi(context.octokit, context.repo(), { appId: await appIdOf(context) });
+}
 
 async function run(context: AnyContext, numbers: readonly number[], trigger: Trigger): Promise<void> {
-  const api = new GitHubApi(context.octokit, context.repo());
+  const api = await apiOf(context);
   for (const number of [...new Set(numbers)]) {
     const outcome = await checkPullRequest(api, number, trigger, context.log);
     if (outcome.evaluated) {
@@ -38,22 +52,48 @@ async function run(context: AnyContext, numbers: readonly number[], trigger: Tri
   }
 }
 
+/** The pull requests a check event names that belong to this repository (a fork's share the commit). */
+function ownPullRequests(
+  pulls: readonly { number: number; base: { repo: { id: number } } }[],
+  repository: { id: number },
+): number[] {
+  return pulls.filter((pull) => pull.base.repo.id === repository.id).map((pull) => pull.number);
+}
+
 export const app: ApplicationFunction = (probot) => {
   probot.on([...PULL_REQUEST_EVENTS], async (context) => {
     const { pull_request: pr, sender } = context.payload;
-    // A push the bot made itself is judged, but never records again (no loop): the flow compares
-    // the sender with the configured bot.
+    // An edited title or body changes nothing taskgate judges; a new base does.
+    if (context.payload.action === "edited" && !("changes" in context.payload && context.payload.changes.base)) return;
+    // The App's own push (its record commit) was judged by the delivery that made it.
+    if (
+      context.payload.action === "synchronize" &&
+      sender?.type === "Bot" &&
+      (await judgedAlready(await apiOf(context), pr.base.ref, pr.head.sha))
+    ) {
+      return;
+    }
     await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }), headSha: pr.head.sha });
   });
 
   probot.on([...REVIEW_EVENTS], async (context) => {
-    const { pull_request: pr, sender } = context.payload;
+    const { pull_request: pr, sender, review } = context.payload;
+    // A comment review decides nothing, and an edited review keeps its state: neither changes a result.
+    if (context.payload.action === "edited") return;
+    if (context.payload.action === "submitted" && review.state.toLowerCase() === "commented") return;
     await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }) });
   });
 
   probot.on("check_run.rerequested", async (context) => {
-    const numbers = context.payload.check_run.pull_requests.map((pr) => pr.number);
-    await run(context, numbers, { record: true, sender: context.payload.sender?.login });
+    const { check_run: checkRun, repository, sender } = context.payload;
+    if (checkRun.app?.id !== (await appIdOf(context))) return;
+    await run(context, ownPullRequests(checkRun.pull_requests, repository), { record: true, sender: sender?.login });
+  });
+
+  probot.on("check_suite.rerequested", async (context) => {
+    const { check_suite: suite, repository, sender } = context.payload;
+    if (suite.app?.id !== (await appIdOf(context))) return;
+    await run(context, ownPullRequests(suite.pull_requests, repository), { record: true, sender: sender?.login });
   });
 
   // After a merge: unblocks and status files on the default branch. Idempotent, so the bot's own
@@ -61,12 +101,12 @@ export const app: ApplicationFunction = (probot) => {
   probot.on("push", async (context) => {
     const { ref, repository, deleted } = context.payload;
     if (deleted || ref !== `refs/heads/${repository.default_branch}`) return;
-    const api = new GitHubApi(context.octokit, context.repo());
-    const outcome = await followUp(api, { log: context.log });
+    const outcome = await followUp(await apiOf(context), { log: context.log });
     context.log.info(
       `follow-ups on ${outcome.branch} at ${outcome.sha.slice(0, 7)}: ${outcome.files.length} file(s)` +
         (outcome.committed ? `, committed ${outcome.committed.slice(0, 7)}` : "") +
-        (outcome.pullRequest ? `, sync pull request #${outcome.pullRequest}` : ""),
+        (outcome.pullRequest ? `, sync pull request #${outcome.pullRequest}` : "") +
+        (outcome.refused ? `; ${outcome.refused}` : ""),
     );
   });
 
@@ -74,13 +114,7 @@ export const app: ApplicationFunction = (probot) => {
   // with write access) sends a repository dispatch of type `taskgate-audit`.
   probot.on("repository_dispatch", async (context) => {
     if (context.payload.action !== "taskgate-audit") return;
-    const api = new GitHubApi(context.octokit, context.repo());
-    await auditDefaultBranch(api, { log: context.log });
-  });
-
-  probot.on("check_suite.rerequested", async (context) => {
-    const numbers = context.payload.check_suite.pull_requests.map((pr) => pr.number);
-    await run(context, numbers, { record: true, sender: context.payload.sender?.login });
+    await auditDefaultBranch(await apiOf(context), { log: context.log });
   });
 };
 

@@ -26,6 +26,18 @@ export const PrFileSchema = z.looseObject({
       z.looseObject({
         sha: z.string().min(4),
         author: z.looseObject({ login: Login.nullable().optional() }).nullable().optional(),
+        committer: z.looseObject({ login: Login.nullable().optional() }).nullable().optional(),
+        // taskgate's own: the logins GitHub links to the commit's co-authors (GraphQL `Commit.authors`).
+        co_authors: z
+          .array(
+            z.looseObject({
+              login: Login.nullable().optional(),
+              email: z.string().nullable().optional(),
+              name: z.string().nullable().optional(),
+            }),
+          )
+          .nullable()
+          .optional(),
         commit: z
           .looseObject({
             verification: z.looseObject({ verified: z.boolean().nullable().optional() }).nullable().optional(),

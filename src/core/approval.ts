@@ -12,6 +12,7 @@ import { botLogins, type ApprovalRuleConfig, type Config } from "./config.js";
 import type { Findings } from "./model.js";
 import { own } from "./objects.js";
 import { differingPaths, headView } from "./revisions.js";
+import { noreplyLogin } from "./trailers.js";
 import type { Pending, Permission, PrCommit, PrContext, Review, RevisionView, Snapshot } from "./types.js";
 import { violation } from "./violations.js";
 
@@ -27,7 +28,8 @@ export type Ineligibility =
   | "retracted"
   | "missing"
   | "reused"
-  | "not-recorded";
+  | "not-recorded"
+  | "deleted";
 
 export interface ReviewVerdict {
   readonly login: string;
@@ -106,11 +108,19 @@ export function isBotLogin(login: string | null | undefined, config: Config, typ
 }
 
 /**
- * A commit is the bot's only when GitHub attributes it to the configured bot login, and GitHub did
- * not report its signature as unverified. A git author name never makes a commit the bot's.
+ * A commit is the bot's only when GitHub attributes it to the configured bot login, GitHub did not
+ * report its signature as unverified, and, when GitHub names its committer, that committer is GitHub
+ * itself (`web-flow`, which commits and signs what the bot writes through the API) or the bot. A git
+ * author name never makes a commit the bot's, and neither does an e-mail a person wrote into a commit
+ * they made some other way.
  */
 export function isBotCommit(commit: PrCommit, config: Config): boolean {
-  return commit.author !== null && isBotIdentity(commit.author, config) && commit.verified !== false;
+  if (commit.author === null || !isBotIdentity(commit.author, config) || commit.verified === false) return false;
+  const committer = commit.committer;
+  return (
+    committer === undefined ||
+    (committer !== null && (lower(committer) === "web-flow" || isBotIdentity(committer, config)))
+  );
 }
 
 /** Is a login one of the configured bot identities (compared as GitHub compares logins)? */
@@ -171,9 +181,51 @@ export function describeApprovers(policy: ApprovalRuleConfig): string[] {
   return policy.approvers.length > 0 ? [...policy.approvers] : [`anyone with ${policy.min_permission} permission`];
 }
 
+/** How someone contributed to a commit, strongest first: the wording of the refusal names it. */
+type ContributionKind = "author" | "committer" | "co-author";
+const STRENGTH: Readonly<Record<ContributionKind, number>> = { author: 0, committer: 1, "co-author": 2 };
+
+interface Contribution {
+  readonly kind: ContributionKind;
+  /** The commit's short id. */
+  readonly commit: string;
+}
+
+/** A person who contributed to a commit: a GitHub login, or (none linked) a git name and e-mail. */
+interface Contributor {
+  readonly login?: string | null;
+  readonly name?: string | null;
+  readonly email?: string | null;
+}
+
+/** GitHub's committer of web edits, merges and API commits: maps to no user, so it is nobody. */
+const WEB_FLOW = "web-flow";
+
+function isGitHubCommitter(committer: { readonly name?: string | null; readonly email?: string | null }): boolean {
+  return lower(committer.name ?? "") === "github" && lower(committer.email ?? "") === "noreply@github.com";
+}
+
+function sameEmail(a: string | null | undefined, b: string | null | undefined): boolean {
+  return !!a && !!b && lower(a.trim()) === lower(b.trim());
+}
+
+function contributionDetail(login: string, { kind, commit }: Contribution): string {
+  switch (kind) {
+    case "author":
+      return `${login} pushed commits to the pull request (${commit})`;
+    case "committer":
+      return `${login} committed ${commit}`;
+    case "co-author":
+      return `${login} is a co-author of ${commit} (Co-authored-by)`;
+  }
+}
+
 export class ApprovalJudge {
-  /** Lower-cased identities of the people who wrote non-bot commits, other than the author. */
-  private readonly contributors: Map<string, string>;
+  /**
+   * Lower-cased identities of the people who wrote non-bot commits (authors, committers, co-authors),
+   * other than the pull request's author and the bot, with how they contributed.
+   */
+  private readonly contributors: Map<string, Contribution>;
   private readonly head: RevisionView;
   private readonly byLogin: Map<string, Review[]>;
 
@@ -186,13 +238,18 @@ export class ApprovalJudge {
     for (const commit of pr.commits) {
       if (isBotCommit(commit, config)) continue;
       const short = commit.sha.slice(0, 7);
-      if (commit.author !== null) {
-        if (lower(commit.author) !== lower(pr.author)) this.contributors.set(lower(commit.author), short);
-      } else if (commit.gitName) {
-        // GitHub names nobody: a human of unknown identity. Its git name is no proof of who it is,
-        // so it bars a reviewer of that name, and exempts nobody (not even the author).
-        this.contributors.set(lower(commit.gitName), short);
+      this.contribute({ login: commit.author, name: commit.gitName, email: commit.gitEmail }, "author", short);
+      if (typeof commit.committer === "string") {
+        if (lower(commit.committer) !== WEB_FLOW) this.contribute({ login: commit.committer }, "committer", short);
+      } else if (
+        commit.gitCommitter &&
+        !isGitHubCommitter(commit.gitCommitter) &&
+        // GitHub links people by e-mail: a committer with the linked author's address is the author.
+        !(commit.author !== null && sameEmail(commit.gitCommitter.email, commit.gitEmail))
+      ) {
+        this.contribute({ name: commit.gitCommitter.name, email: commit.gitCommitter.email }, "committer", short);
       }
+      for (const coAuthor of commit.coAuthors ?? []) this.contribute(coAuthor, "co-author", short);
     }
     this.head = headView(pr.headSha ?? head.rev, head);
     this.byLogin = new Map();
@@ -202,6 +259,28 @@ export class ApprovalJudge {
       const list = this.byLogin.get(lower(login)) ?? [];
       list.push(review);
       this.byLogin.set(lower(login), list);
+    }
+  }
+
+  /**
+   * Bars a contributor: by login when GitHub links one (never the pull request's author, who is
+   * judged by `allow_author`, nor the bot). Unlinked, a person of unknown identity bars the reviewer
+   * whose login is its git name, or the login its GitHub no-reply address encodes; their git name
+   * is no proof of who they are, so it exempts nobody, not even the author.
+   */
+  private contribute(who: Contributor, kind: ContributionKind, commit: string): void {
+    const keys: string[] = [];
+    if (who.login) {
+      if (lower(who.login) !== lower(this.pr.author)) keys.push(lower(who.login));
+    } else {
+      if (who.name) keys.push(lower(who.name));
+      const noreply = noreplyLogin(who.email);
+      if (noreply) keys.push(lower(noreply));
+    }
+    for (const key of keys) {
+      if (isBotIdentity(key, this.config)) continue;
+      const known = this.contributors.get(key);
+      if (!known || STRENGTH[kind] <= STRENGTH[known.kind]) this.contributors.set(key, { kind, commit });
     }
   }
 
@@ -327,6 +406,9 @@ export class ApprovalJudge {
     const login = review.user!.login;
     const who = lower(login);
     const no = (reason: Ineligibility, detail: string): ReviewVerdict => ({ login, review, ok: false, reason, detail });
+    if (review.user?.type === "Deleted") {
+      return no("deleted", "a review by an account that no longer exists does not count");
+    }
     if (isBotLogin(login, this.config, review.user?.type)) return no("bot", `${login} is a bot; bots never approve`);
     if (!review.submitted_at || Number.isNaN(Date.parse(review.submitted_at))) {
       return no("incomplete", `${login}'s review has no submission time, so it cannot be ordered and does not count`);
@@ -342,18 +424,25 @@ export class ApprovalJudge {
     }
     const contributed = this.contributors.get(who);
     if (contributed && !policy.allow_contributor) {
-      return no("contributor", `${login} pushed commits to the pull request (${contributed})`);
+      return no("contributor", contributionDetail(login, contributed));
     }
     const barred = subject.barred?.get(who);
     if (barred) return no("conflict", `${login} ${barred}`);
     if (policy.approvers.length > 0 && !principalMatcher(policy.approvers, this.config, this.pr)(login)) {
-      return no("not-approver", `${login} is not among the approvers (${policy.approvers.join(", ")})`);
+      const unknown = unresolvedTeams(policy.approvers, this.config, this.pr);
+      return no(
+        "not-approver",
+        `${login} is not among the approvers (${policy.approvers.join(", ")})` +
+          (unknown.length > 0 ? `; ${unknown.join("; ")}` : ""),
+      );
     }
     const permission = permissionOf(this.pr, login);
     if (RANK[permission] < RANK[policy.min_permission]) {
+      const why = permission === "none" ? lookup(this.pr.unresolved, login) : undefined;
       return no(
         "permission",
-        `${login} has ${permission === "none" ? "no known" : permission} permission; ${policy.min_permission} is needed`,
+        `${login} has ${permission === "none" ? "no known" : permission} permission; ${policy.min_permission} is needed` +
+          (why ? ` (${why})` : ""),
       );
     }
     if (target && policy.invalidate_on_push) {
@@ -387,6 +476,30 @@ export class ApprovalJudge {
     }
     return undefined;
   }
+}
+
+/** Why GitHub could not resolve a login or team, when it said (compared as GitHub compares names). */
+function lookup(unresolved: PrContext["unresolved"], name: string): string | undefined {
+  if (!unresolved) return undefined;
+  return Object.entries(unresolved).find(([key]) => lower(key) === lower(name))?.[1];
+}
+
+/** The reasons the approvers' teams (directly or through roles) could not be read. */
+function unresolvedTeams(principals: readonly string[], config: Config, pr: PrContext): string[] {
+  const out = new Set<string>();
+  const visit = (entry: string, seen: Set<string>) => {
+    if (entry.startsWith("role:")) {
+      const role = entry.slice(5);
+      if (seen.has(role)) return;
+      seen.add(role);
+      for (const member of own(config.roles, role) ?? []) visit(member, seen);
+    } else if (entry.startsWith("@")) {
+      const why = lookup(pr.unresolved, entry);
+      if (why) out.add(why);
+    }
+  };
+  for (const principal of principals) visit(principal, new Set());
+  return [...out];
 }
 
 function permissionOf(pr: PrContext, login: string): Permission {

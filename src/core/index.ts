@@ -30,6 +30,7 @@ export {
 } from "./service.js";
 export { RefNotFoundError, RepositoryError, type ReadLimits, type SnapshotScope, type TaskRepository } from "./port.js";
 export { isBotCommit, isBotLogin, reviewKey } from "./approval.js";
+export { coAuthorsOf, noreplyLogin, parseIdentity, type GitIdentity } from "./trailers.js";
 export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./violations.js";
 export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
 export type { Explanation, NextStep, WorkflowModel } from "./model.js";

@@ -21,6 +21,8 @@ export interface RecordedChange {
   readonly task: string;
   readonly path: string;
   readonly what: string;
+  /** When the decision says it was made (a board entry's `at`), when it says. */
+  readonly at?: string;
 }
 
 export interface NextStep {

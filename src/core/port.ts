@@ -38,7 +38,8 @@ export interface TaskRepository {
   changedFiles(base: string, head: string): Promise<ChangedFile[]>;
   /**
    * Commits reachable from head but not from base, oldest first, each with its parents, its git
-   * author name (`gitName`; `author` is `null`: git knows no GitHub login) and the files it changed.
+   * author (`gitName`, `gitEmail`; `author` is `null`: git knows no GitHub login), its committer
+   * (`gitCommitter`), its `Co-authored-by:` trailers (`coAuthors`) and the files it changed.
    */
   commits(base: string, head: string): Promise<PrCommit[]>;
   /**

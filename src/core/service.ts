@@ -24,10 +24,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** A commit as GitHub lists it: its login (when GitHub links one) and its signature verification. */
+/**
+ * A commit as GitHub lists it: the logins GitHub links to its author and committer, and its signature
+ * verification. `co_authors` is taskgate's own addition (GitHub's REST commit names no co-author by
+ * login; GraphQL's `Commit.authors` does): the logins of the people its `Co-authored-by:` trailers name.
+ */
 export interface PrInputCommit {
   readonly sha: string;
   readonly author?: { readonly login?: string | null } | null;
+  readonly committer?: { readonly login?: string | null } | null;
+  readonly co_authors?:
+    | readonly { readonly login?: string | null; readonly email?: string | null; readonly name?: string | null }[]
+    | null;
   readonly commit?: { readonly verification?: { readonly verified?: boolean | null } | null } | null;
 }
 
@@ -38,6 +46,8 @@ export interface PrInput {
   readonly commits?: readonly PrInputCommit[];
   readonly permissions?: Readonly<Record<string, string>>;
   readonly teams?: Readonly<Record<string, readonly string[]>>;
+  /** Why a login's permission or a team's members are unknown, when GitHub said (see `PrContext`). */
+  readonly unresolved?: Readonly<Record<string, string>>;
 }
 
 /** Anything that reads snapshots: a git revision, or a work tree for rendering. */
@@ -109,25 +119,41 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
 /** At most this many other commits are read per check; reviews of further commits never count. */
 export const MAX_REVISIONS = 40;
 
+/** Associations of reviewers who may hold a permission on the repository. */
+const INSIDERS = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+
 /**
- * The commits the approval rules look into besides the head, most needed first: bot commits and their
- * parents (without them no record stands), the commits of each reviewer's latest decision (they open
- * gates), then the commits of earlier reviews, newest first (they back recorded decisions).
+ * The commits the approval rules look into besides the head, most needed first, at most
+ * `MAX_REVISIONS`: the newest bot commits and their parents (without them no record stands), then
+ * the commits of the latest decision of each reviewer GitHub names an owner, member or collaborator
+ * (they can open gates), the remaining bot commits, the latest decisions of everyone else, and the
+ * commits of earlier reviews, newest first (they back recorded decisions). So reviews anyone can post
+ * on a public repository never push a collaborator's review out of the window.
  */
 export function wantedRevisions(config: Config, pr: PrContext): string[] {
   const wanted = new Set<string>();
-  for (const commit of pr.commits) {
-    if (!isBotCommit(commit, config)) continue;
-    wanted.add(commit.sha);
-    for (const parent of commit.parents ?? []) wanted.add(parent);
-  }
+  const add = (sha: string | null | undefined) => {
+    if (sha && sha !== pr.headSha && wanted.size < MAX_REVISIONS) wanted.add(sha);
+  };
+  const bots = pr.commits.filter((commit) => isBotCommit(commit, config)).reverse();
+  const addBots = (list: readonly PrCommit[]) => {
+    for (const commit of list) {
+      add(commit.sha);
+      for (const parent of commit.parents ?? []) add(parent);
+    }
+  };
   const decisive = (review: Review) => review.state === "APPROVED" || review.state === "CHANGES_REQUESTED";
-  for (const review of latestDecisions(pr.reviews))
-    if (decisive(review) && review.commit_id) wanted.add(review.commit_id);
+  const insider = (review: Review) => INSIDERS.has(String(review.author_association ?? "").toUpperCase());
+  const unknown = (review: Review) => review.author_association === undefined || review.author_association === null;
+  const latest = latestDecisions(pr.reviews).filter(decisive);
+  addBots(bots.slice(0, MAX_REVISIONS / 4));
+  for (const review of latest) if (insider(review) || unknown(review)) add(review.commit_id);
+  addBots(bots.slice(MAX_REVISIONS / 4));
+  for (const review of latest) add(review.commit_id);
   for (const review of [...pr.reviews].reverse())
-    if (decisive(review) && review.commit_id) wanted.add(review.commit_id);
-  if (pr.headSha) wanted.delete(pr.headSha);
-  return [...wanted].slice(0, MAX_REVISIONS);
+    if (decisive(review) && (insider(review) || unknown(review))) add(review.commit_id);
+  for (const review of [...pr.reviews].reverse()) if (decisive(review)) add(review.commit_id);
+  return [...wanted];
 }
 
 /** Reads the task store (same scope as the head) at each wanted commit, with its differences from the head. */
@@ -202,7 +228,9 @@ export async function explainTask(repo: TaskRepository, ref: string, task: strin
  * Merges what git knows (files, commits) with what the caller knows from GitHub (author, reviews,
  * commit logins and verification, permissions, teams). A commit GitHub does not name stays a human
  * of unknown identity (`author: null`): its git name is kept to bar a reviewer of that name, but it
- * never makes the commit the bot's.
+ * never makes the commit the bot's. Likewise its committer (`committer: null` unless GitHub links
+ * one) and its co-authors: git's `Co-authored-by:` trailers, each with the login `co_authors` gives
+ * for its e-mail (any case) or name, else none. A login is never guessed.
  */
 export function buildPrContext(
   input: PrInput,
@@ -219,9 +247,21 @@ export function buildPrContext(
   const commits = gitCommits.map((commit): PrCommit => {
     const github = find(commit.sha);
     const verified = github?.commit?.verification?.verified;
+    const linked = github?.co_authors ?? [];
+    const coAuthors = commit.coAuthors?.map((person) => {
+      const match = linked.find(
+        (other) =>
+          (!!other.email && !!person.email && other.email.toLowerCase() === person.email.toLowerCase()) ||
+          (!!other.name && other.name === person.name),
+      );
+      return { ...person, login: match?.login ?? person.login };
+    });
     return {
       ...commit,
       author: github?.author?.login ?? null,
+      // Unknown unless GitHub's answer names the committer (or says it links nobody).
+      ...(github && github.committer !== undefined && { committer: github.committer?.login ?? null }),
+      ...(coAuthors && { coAuthors }),
       ...(typeof verified === "boolean" && { verified }),
     };
   });
@@ -234,5 +274,6 @@ export function buildPrContext(
     reviews: input.reviews ?? [],
     permissions: input.permissions ?? {},
     teams: input.teams ?? {},
+    ...(input.unresolved && { unresolved: input.unresolved }),
   };
 }

@@ -50,6 +50,12 @@ export interface Review {
   readonly commit_id?: string | null;
   readonly submitted_at?: string | null;
   readonly body?: string | null;
+  /**
+   * GitHub's word on the reviewer's relation to the repository (`OWNER`, `MEMBER`, `COLLABORATOR`,
+   * `CONTRIBUTOR`, `NONE`, ...). Only orders which reviewed commits are read first; it never makes a
+   * review count (permissions do).
+   */
+  readonly author_association?: string | null;
 }
 
 export interface PrCommit {
@@ -61,6 +67,24 @@ export interface PrCommit {
   readonly author: string | null;
   /** The author name recorded in git: used only to name an unknown contributor, never as an identity. */
   readonly gitName?: string | null;
+  /** The author's e-mail address as git recorded it: names an unknown contributor, like `gitName`. */
+  readonly gitEmail?: string | null;
+  /**
+   * The GitHub login GitHub attributes the commit's committer to, `null` when GitHub links nobody;
+   * `undefined` when unknown. GitHub's own committer (`web-flow`) is nobody.
+   */
+  readonly committer?: string | null;
+  /** The committer as git recorded it: names the committer when GitHub links no login. */
+  readonly gitCommitter?: { readonly name?: string | null; readonly email?: string | null } | null;
+  /**
+   * The people the commit message names in `Co-authored-by:` trailers, with the GitHub login GitHub
+   * links to each (`null`: none, or unknown). `undefined` when the trailers were not read.
+   */
+  readonly coAuthors?: readonly {
+    readonly login: string | null;
+    readonly name?: string | null;
+    readonly email?: string | null;
+  }[];
   /** Parent commit ids, first parent first; `undefined` when unknown. */
   readonly parents?: readonly string[];
   /**
@@ -99,6 +123,12 @@ export interface PrContext {
   readonly permissions: Readonly<Record<string, Permission | string>>;
   /** "@org/team" → member logins. */
   readonly teams: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Logins and teams GitHub could not resolve (an organization it does not know, a team it does not
+   * show, a deleted user), with why: each costs only itself, and the pending text says why it did
+   * not count.
+   */
+  readonly unresolved?: Readonly<Record<string, string>>;
   /**
    * Views of other commits, by commit id: every reviewed commit and every bot commit with its parents
    * that the adapter could read. A review whose commit has no view cannot be judged fresh and never

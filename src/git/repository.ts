@@ -24,6 +24,7 @@ import {
   type SnapshotScope,
   type TaskRepository,
 } from "../core/port.js";
+import { parseIdentity } from "../core/trailers.js";
 import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/types.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
@@ -49,7 +50,8 @@ const GIT_HINT = "Check that the revisions exist locally (fetch them first) and 
  * - `core.quotepath=off`: never escape non-ASCII path bytes (we read `-z` output anyway);
  * - `diff.relative=false`: paths stay relative to the repository root even when run in a subfolder;
  * - `log.showRoot=true`: a root commit lists the files it adds;
- * - `color.ui=false`: no escape codes in anything we parse.
+ * - `color.ui=false`: no escape codes in anything we parse;
+ * - `trailer.separators=:`: trailers (`Co-authored-by:`) are found as everywhere else.
  */
 const GLOBAL_ARGS: readonly string[] = [
   "-c",
@@ -60,6 +62,8 @@ const GLOBAL_ARGS: readonly string[] = [
   "log.showRoot=true",
   "-c",
   "color.ui=false",
+  "-c",
+  "trailer.separators=:",
 ];
 
 export interface GitRepositoryOptions {
@@ -83,11 +87,15 @@ export interface GitChangedFile extends ChangedFile {
 /**
  * A commit as git records it: `author` is always `null` (git knows no GitHub login), `gitName` is the
  * author name (`null` when empty), `parents` the full parent ids (first parent first, empty for a root
- * commit), plus the author's e-mail address and the files the commit changed.
+ * commit), plus the author's e-mail address (`authorEmail`, and as `gitEmail`: `null` when empty), the
+ * committer, the `Co-authored-by:` trailers (no logins) and the files the commit changed.
  */
 export interface GitCommit extends PrCommit {
   readonly author: null;
   readonly gitName: string | null;
+  readonly gitEmail: string | null;
+  readonly gitCommitter: { readonly name: string | null; readonly email: string | null };
+  readonly coAuthors: readonly { readonly login: null; readonly name: string | null; readonly email: string | null }[];
   readonly parents: readonly string[];
   readonly authorEmail: string;
   readonly files: readonly string[];
@@ -298,8 +306,9 @@ export class GitRepository implements TaskRepository {
   /**
    * Commits reachable from `head` but not from `base`, oldest first (topological order), each
    * with its full parent ids (first parent first; none for a root commit), its git author name
-   * (`gitName`; `author` is always `null`: git knows no GitHub login), e-mail and the files it
-   * changed (renames listed as delete + add, i.e. both paths).
+   * (`gitName`; `author` is always `null`: git knows no GitHub login) and e-mail, its committer, the
+   * people its `Co-authored-by:` trailers name (as git finds trailers) and the files it changed
+   * (renames listed as delete + add, i.e. both paths).
    *
    * Merge commits list only the files where the merge result differs from *every* parent
    * (git's combined diff, `-c`): conflict resolutions and changes made in the merge itself. Files a
@@ -321,8 +330,10 @@ export class GitRepository implements TaskRepository {
         "-c",
         "-z",
         // Two NULs open every commit: a run of empty records can never occur inside a file list
-        // (paths are never empty), so this marker cannot be forged by a file name.
-        "--format=%x00%x00%H%x00%P%x00%an%x00%ae",
+        // (paths are never empty), so this marker cannot be forged by a file name. No field holds a
+        // NUL: git prints names, addresses and trailers up to the first one, and joins trailer values
+        // with US (%x1f).
+        "--format=%x00%x00%H%x00%P%x00%an%x00%ae%x00%cn%x00%ce%x00%(trailers:key=Co-authored-by,valueonly,unfold,separator=%x1f)",
         // Peel to commits so a tree or blob is an unknown ref rather than silently ignored.
         `${head}^{commit}`,
         `^${base}^{commit}`,
@@ -604,16 +615,16 @@ function parseDifferences(out: Buffer): Map<string, string | null> {
 }
 
 /**
- * Parses `log -z --name-only -c --format=%x00%x00%H%x00%P%x00%an%x00%ae`. Split on NUL, the output
- * is, per commit:
+ * Parses `log -z --name-only -c` with the format of `commits()`. Split on NUL, the output is, per
+ * commit:
  *
  *   "", "", sha, parents (space-separated ids, "" for a root commit), author name, author e-mail,
- *   then the commit's file list
+ *   committer name, committer e-mail, `Co-authored-by` values (joined by US), then the file list
  *
  * where the file list is empty, or (ordinary commits) "\n" glued to the first path, then the other
  * paths; or (merges, combined diff) one "" separator, then the paths. Since paths are never empty,
  * a run of two or more "" can only be a commit marker; the header is read by position, so an empty
- * parent list or author name inside it is never taken for a marker.
+ * parent list, name or trailer list inside it is never taken for a marker.
  */
 function parseLog(out: Buffer): GitCommit[] {
   const tokens = out.toString("utf8").split("\0");
@@ -627,7 +638,7 @@ function parseLog(out: Buffer): GitCommit[] {
       i++;
     }
     if (i >= tokens.length) break;
-    const [sha, parentList, name, authorEmail] = [tokens[i], tokens[i + 1], tokens[i + 2], tokens[i + 3]];
+    const [sha, parentList, name, authorEmail, committerName, committerEmail, trailers] = tokens.slice(i, i + 7);
     const parents = parentList?.split(" ").filter((parent) => parent !== "");
     if (
       empties < 2 ||
@@ -636,11 +647,14 @@ function parseLog(out: Buffer): GitCommit[] {
       parents === undefined ||
       !parents.every((parent) => OBJECT_ID.test(parent)) ||
       name === undefined ||
-      authorEmail === undefined
+      authorEmail === undefined ||
+      committerName === undefined ||
+      committerEmail === undefined ||
+      trailers === undefined
     ) {
       throw malformed("log", JSON.stringify((tokens[i] ?? "").slice(0, 80)));
     }
-    i += 4;
+    i += 7;
 
     const files: string[] = [];
     let first = true;
@@ -660,7 +674,22 @@ function parseLog(out: Buffer): GitCommit[] {
       first = false;
       i++;
     }
-    commits.push({ sha, author: null, gitName: name === "" ? null : name, parents, authorEmail, files });
+    const coAuthors = trailers
+      .split("\x1f")
+      .map((value) => parseIdentity(value))
+      .filter((identity) => identity !== undefined)
+      .map((identity) => ({ login: null, ...identity }));
+    commits.push({
+      sha,
+      author: null,
+      gitName: name || null,
+      gitEmail: authorEmail || null,
+      gitCommitter: { name: committerName || null, email: committerEmail || null },
+      coAuthors,
+      parents,
+      authorEmail,
+      files,
+    });
   }
   return commits;
 }

@@ -1,26 +1,40 @@
 /**
  * The scheduled audit of the default branch: every rule over every task (the core's `audit`), plus
- * `unauthorized-change`: commits since the last audit that changed task files without a merged pull
- * request whose taskgate check passed, and recorded decisions that no verified commit of the bot
- * added. The scan is incremental: the last audited commit is kept in the tracking issue. Reads go
- * through a local checkout when there is one (the Action), else through the API (the app).
+ * `unauthorized-change`, recomputed on every run from facts nobody with write access can forge. No
+ * state is kept anywhere a person could edit it (an issue body, a status, a branch name).
+ *
+ * The audit walks the last commits that landed on the branch (its first-parent history, at most
+ * 100). Each one that changed task files must have arrived one of two ways:
+ * - through a merged pull request into the branch, whose result taskgate vouches for: the App's own
+ *   check run `taskgate: <branch>` passed on the pull request's last commit (GitHub files a check
+ *   run under the app that made it), or, under the Action (whose statuses any workflow can post),
+ *   taskgate judges the pull request again itself, from its base at the merge, its head and its
+ *   reviews; and what landed holds, in the task files it changed, what that head held;
+ * - as a follow-up of the bot (a verified commit of its own), when its changes are exactly the
+ *   follow-ups the branch called for at its parent (unblocks, renders).
+ * Anything else that changed task files, bot commit or not, is reported, until a later commit on the
+ * branch brings every task file it changed back to what it was before it, or it leaves the window.
+ * Reads go through a local checkout when there is one (the Action), else through the API (the app).
  */
 import { isBotCommit } from "../core/approval.js";
 import { CONFIG_PATH, botLogins, readLimits, type Config } from "../core/config.js";
 import { buildReport, neutralReport } from "../core/evaluate.js";
+import { followUpChanges } from "../core/followups.js";
 import type { WorkflowModel } from "../core/model.js";
 import { renderRootOf } from "../core/paths.js";
 import type { SnapshotScope, TaskRepository } from "../core/port.js";
-import { ConfigError, auditRevision, loadConfig } from "../core/service.js";
+import { ConfigError, auditRevision, checkPullRequest, loadConfig } from "../core/service.js";
 import type { PrCommit, Report, Violation } from "../core/types.js";
 import { violation } from "../core/violations.js";
-import type { CompareCommit, GitHubApi } from "./api.js";
+import type { CommitLandings, GitHubApi, IssueData, Landing } from "./api.js";
 import type { Logger } from "./flow.js";
+import { writtenBy, type Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
 import { auditIssueBody, checkName } from "./summary.js";
 import type { WriteResult } from "./writes.js";
+import { finalText, inertPlain } from "./inert.js";
 
-/** At most this many commits are scanned per audit; more are reported, never judged as scanned. */
+/** At most this many commits of the branch are judged per audit; older ones are out of its window. */
 export const MAX_AUDIT_COMMITS = 100;
 export const AUDIT_LABEL = "taskgate-audit";
 export const AUDIT_MARKER = "<!-- taskgate:audit -->";
@@ -43,7 +57,8 @@ export interface AuditOutcome {
 }
 
 export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions): Promise<AuditOutcome> {
-  const { name: branch, sha } = await api.defaultBranch();
+  const { name: branch, sha, viewer } = await api.defaultBranch();
+  const self: Self = { ...api.identity, login: viewer };
   const remote = new GitHubRepository(api);
   const reader: TaskRepository = options.local ?? remote;
   const configPath = options.configPath ?? CONFIG_PATH;
@@ -75,11 +90,10 @@ export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions):
     if (report.conclusion === "neutral" || report.violations.length === 0) {
       return { branch, sha, report: neutralReport(`taskgate is not configured on ${branch}`), issue: "none" };
     }
-    return { branch, sha, report, issue: await trackIssue(api, { branch, sha, report, bots: ["taskgate[bot]"] }) };
+    return { branch, sha, report, issue: await trackIssue(api, { branch, sha, report, self }) };
   }
-  const tracked = await findIssue(api, botLogins(loaded.config));
-  const since = tracked?.audited;
-  const problems = await scanCommits(api, { ...loaded, branch, sha, since, reader, remote, local: options.local });
+  const scan: Scan = { ...loaded, api, branch, sha, configPath, reader, remote, local: options.local, self };
+  const problems = await scanLandings(scan);
   const full =
     problems.length === 0
       ? report
@@ -92,117 +106,309 @@ export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions):
           },
           `audit of ${branch} at ${sha.slice(0, 7)}`,
         );
-  const issue = await trackIssue(api, { branch, sha, report: full, bots: botLogins(loaded.config), existing: tracked });
+  const issue = await trackIssue(api, { branch, sha, report: full, self });
   options.log.info(`audit of ${branch} at ${sha.slice(0, 7)}: ${full.conclusion}; tracking issue ${issue}`);
   return { branch, sha, report: full, issue };
 }
 
 interface Scan {
+  readonly api: GitHubApi;
   readonly config: Config;
   readonly model: WorkflowModel;
   readonly branch: string;
   readonly sha: string;
-  readonly since: string | undefined;
+  readonly configPath: string;
   readonly reader: TaskRepository;
   readonly remote: GitHubRepository;
   readonly local: LocalRepository | undefined;
+  readonly self: Self;
 }
 
-/** The commits since the last audit, with what GitHub says of each and the files each changed. */
-async function commitsToScan(
-  api: GitHubApi,
-  scan: Scan,
-): Promise<{ commits: { commit: PrCommit; files: readonly string[] }[]; skipped: number }> {
-  let listed: CompareCommit[];
-  let total: number;
-  if (scan.since && scan.since !== scan.sha) {
-    const comparison = await scan.remote.compare(scan.since, scan.sha);
-    if (comparison.mergeBase !== scan.since) return commitsToScan(api, { ...scan, since: undefined });
-    listed = [...comparison.commits];
-    total = comparison.totalCommits;
-  } else if (scan.since === scan.sha) {
-    return { commits: [], skipped: 0 };
-  } else {
-    // No audit before this one (or history was rewritten): the latest commits.
-    listed = await api.recentCommits(scan.sha, MAX_AUDIT_COMMITS);
-    listed.reverse();
-    total = listed.length;
+/** A run of commits that landed one merged pull request (one commit, or a rebased series). */
+interface Group {
+  readonly pull: Landing;
+  /** The first parent of the run's oldest commit: the branch as the pull request found it. */
+  readonly base: string;
+  /** The run's last commit: what the branch held once the pull request landed. */
+  readonly end: PrCommit;
+}
+
+/** The commits that landed on the branch, oldest first: its first-parent history, within the window. */
+async function landedCommits(scan: Scan): Promise<PrCommit[]> {
+  const listed = prCommitsOf({ commits: await scan.api.recentCommits(scan.sha, MAX_AUDIT_COMMITS) });
+  const bySha = new Map(listed.map((commit) => [commit.sha, commit]));
+  const chain: PrCommit[] = [];
+  for (let at = bySha.get(scan.sha); at && chain.length < MAX_AUDIT_COMMITS; at = bySha.get(at.parents?.[0] ?? "")) {
+    chain.push(at);
   }
   // A root commit is the repository's creation: there is nothing it could have gone around.
-  const kept = listed.slice(-MAX_AUDIT_COMMITS).filter((commit) => commit.parents.length > 0);
-  const skipped = total - listed.slice(-MAX_AUDIT_COMMITS).length;
-  const prCommits = prCommitsOf({ mergeBase: "", totalCommits: kept.length, commits: kept });
-  if (scan.local) {
-    // The checkout knows each commit's files: one git process for the whole range.
-    const oldest = prCommits[0]?.parents?.[0];
-    const withFiles = oldest ? await scan.local.commits(oldest, scan.sha) : [];
-    const files = new Map(withFiles.map((commit) => [commit.sha, commit.files ?? []]));
-    return { commits: prCommits.map((commit) => ({ commit, files: files.get(commit.sha) ?? [] })), skipped };
-  }
-  const details = await Promise.all(prCommits.map((commit) => api.commitFiles(commit.sha)));
-  return { commits: prCommits.map((commit, index) => ({ commit, files: details[index]!.files })), skipped };
+  return chain.reverse().filter((commit) => (commit.parents?.length ?? 0) > 0);
 }
 
-async function scanCommits(api: GitHubApi, scan: Scan): Promise<Violation[]> {
-  const { config, model, branch } = scan;
-  const { commits, skipped } = await commitsToScan(api, scan);
+/** Which merged pull request each commit landed, grouping a rebased series with its last commit. */
+function groupsOf(
+  branch: string,
+  commits: readonly PrCommit[],
+  landings: ReadonlyMap<string, CommitLandings>,
+): Map<string, Group> {
+  const groups = new Map<string, Group>();
+  const index = new Map(commits.map((commit, at) => [commit.sha, at]));
+  commits.forEach((commit, at) => {
+    for (const pull of landings.get(commit.sha)?.pulls ?? []) {
+      if (pull.baseRefName !== branch || !pull.mergeCommit) continue;
+      const end = index.get(pull.mergeCommit);
+      if (end === undefined || end < at) continue;
+      // Every commit from this one to the merge commit belongs to the same pull request.
+      const run = commits.slice(at, end + 1);
+      if (!run.every((item) => landings.get(item.sha)?.pulls.some((other) => other.number === pull.number))) continue;
+      groups.set(commit.sha, { pull, base: commit.parents![0]!, end: commits[end]! });
+      return;
+    }
+  });
+  return groups;
+}
+
+async function scanLandings(scan: Scan): Promise<Violation[]> {
+  const { api, branch } = scan;
+  const commits = await landedCommits(scan);
+  const landings = await api.landings(
+    commits.map((commit) => ({ sha: commit.sha, parent: commit.parents![0]! })),
+    { checkName: checkName(branch), configPath: scan.configPath, appId: scan.self.appId },
+  );
+  const groups = groupsOf(branch, commits, landings);
+  const files = fileLister(scan);
+  const verdicts = new Map<number, Promise<string | undefined>>();
   const out: Violation[] = [];
-  if (skipped > 0) {
+  const unauthorized: { commit: PrCommit; paths: string[]; at: number }[] = [];
+  for (const [at, commit] of commits.entries()) {
+    if (!landings.get(commit.sha)?.configured) continue; // taskgate was not set up yet
+    const group = groups.get(commit.sha);
+    let why: string | undefined;
+    if (group) {
+      let verdict = verdicts.get(group.pull.number);
+      if (!verdict) verdicts.set(group.pull.number, (verdict = judgeLanding(scan, group)));
+      why = await verdict;
+      if (!why) continue;
+    }
+    const paths = (await files(commit)).filter((path) => isTaskFile(scan, path));
+    if (paths.length === 0) continue;
+    if (!group && isBotCommit(commit, scan.config)) {
+      const followUp = await followUpMismatch(scan, commit, paths);
+      if (!followUp) continue;
+      why = followUp;
+    }
+    unauthorized.push({ commit, paths, at });
     out.push(
       violation("unauthorized-change", {
-        message: `${skipped} commit(s) on ${branch} since the last audit were not scanned (an audit scans at most ${MAX_AUDIT_COMMITS})`,
-        hint: "Look through them by hand (`git log`); the next audit starts from this one.",
+        path: paths[0],
+        message: `commit ${commit.sha.slice(0, 7)} by ${commit.author ?? commit.gitName ?? "someone unknown"} changed ${paths.length} task file(s) on ${branch} (${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", …" : ""}) ${why ?? `without a merged pull request whose ${checkName(branch)} check passed`}`,
+        hint: "Revert the commit through a pull request that taskgate checks, or take the change through one.",
       }),
+      ...(await decisionsAdded(scan, commit, paths)),
     );
   }
-  const scope = model.auditScope();
-  const root = `${renderRootOf(config)}/`;
-  const isTaskFile = (path: string) =>
-    !path.startsWith(root) &&
-    path !== CONFIG_PATH &&
-    (scope.paths.includes(path) || scope.prefixes.some((prefix) => path.startsWith(prefix)));
-  const touching = commits.filter(({ files }) => files.some(isTaskFile));
-  const unverified = touching.filter(({ commit }) => !isBotCommit(commit, config));
-  const passed =
-    unverified.length > 0
-      ? await api.authorized(
-          unverified.map(({ commit }) => commit.sha),
-          branch,
-          checkName(branch),
-        )
-      : new Set<string>();
-  for (const { commit, files } of unverified) {
-    if (passed.has(commit.sha)) continue;
-    const changed = files.filter(isTaskFile);
-    out.push(
-      violation("unauthorized-change", {
-        path: changed[0],
-        message: `commit ${commit.sha.slice(0, 7)} by ${commit.author ?? commit.gitName ?? "someone unknown"} changed ${changed.length} task file(s) on ${branch} (${changed.slice(0, 3).join(", ")}${changed.length > 3 ? ", …" : ""}) without a merged pull request whose ${checkName(branch)} check passed`,
-        hint: "Revert the commit, or take the change through a pull request that taskgate checks.",
-      }),
-    );
-    out.push(...(await unbotDecisions(scan, commit, files)));
-  }
-  return out;
+  return withoutReverted(scan, commits, unauthorized, out, files);
 }
 
-/** Decisions a commit that is not the bot's added to the task store. */
-async function unbotDecisions(scan: Scan, commit: PrCommit, files: readonly string[]): Promise<Violation[]> {
-  const parent = commit.parents?.[0];
-  if (!parent) return [];
+/**
+ * Why a merged pull request does not vouch for what landed, or `undefined` when it does: its own
+ * check passed (the App) or taskgate judges it again and it passes (the Action); and the task files
+ * the landing changed hold what the pull request's head held.
+ */
+async function judgeLanding(scan: Scan, group: Group): Promise<string | undefined> {
+  const { pull } = group;
+  if (scan.self.appId !== undefined) {
+    if (!pull.checks.includes("SUCCESS")) {
+      return `through pull request #${pull.number}, whose ${checkName(scan.branch)} check of taskgate did not pass`;
+    }
+    // GitHub made the landing commit (a merge or squash of the head it checked): it holds the head.
+    if (group.end.committer === "web-flow" && group.end.verified === true) return undefined;
+  } else {
+    const why = await judgeAgain(scan, group);
+    if (why) return why;
+  }
+  return hiddenChange(scan, group);
+}
+
+/** The reader that has a commit: the checkout when it does, else GitHub's API. */
+async function readerFor(scan: Scan, sha: string): Promise<TaskRepository> {
+  if (!scan.local) return scan.remote;
+  return scan.local.resolve(sha).then(
+    () => scan.local!,
+    () => scan.remote,
+  );
+}
+
+/** Does what landed differ, in the task files it changed, from the head the pull request was judged at? */
+async function hiddenChange(scan: Scan, group: Group): Promise<string | undefined> {
+  const head = group.pull.headRefOid;
+  const reader = await readerFor(scan, head);
+  const [changed, differs] = await Promise.all([
+    reader.changedFiles(group.base, group.end.sha),
+    reader.differences(group.end.sha, head),
+  ]);
+  const hidden = changed
+    .flatMap((file) => [file.path, ...(file.previousPath ? [file.previousPath] : [])])
+    .filter((path) => isTaskFile(scan, path) && differs.has(path));
+  if (hidden.length === 0) return undefined;
+  return `through pull request #${group.pull.number}, but ${hidden.slice(0, 3).join(", ")} landed unlike the pull request's head ${head.slice(0, 7)} that taskgate judged`;
+}
+
+/**
+ * Judges a merged pull request again, as its check would have: the config and the branch at the
+ * merge (the landing's first parent), its head, and the reviews submitted before it merged.
+ */
+async function judgeAgain(scan: Scan, group: Group): Promise<string | undefined> {
+  const { api, config } = scan;
+  const { pull } = group;
+  const facts = await api.pullRequest(pull.number, scan.configPath);
+  if (!facts) return `through pull request #${pull.number}, which GitHub no longer shows`;
+  const merged = pull.mergedAt ? Date.parse(pull.mergedAt) : Number.POSITIVE_INFINITY;
+  const reviews = facts.reviews.filter(
+    (review) => !review.submitted_at || Number.isNaN(merged) || Date.parse(review.submitted_at) <= merged,
+  );
+  const comparison = await api.compare(group.base, pull.headRefOid);
+  const reviewers = reviews
+    .filter((review) => review.user?.type !== "Deleted" && ["APPROVED", "CHANGES_REQUESTED"].includes(review.state))
+    .map((review) => review.user!.login);
+  const teams = [
+    ...config.approvals.approvers,
+    ...Object.values(config.approvals.gates).flatMap((gate) => gate.approvers ?? []),
+    ...Object.values(config.roles).flat(),
+    ...config.maintainers,
+  ].filter((principal) => /^@[^/\s]+\/[^/\s]+$/.test(principal));
+  const known = await api.batch({
+    blobs: [],
+    people: reviewers,
+    teams,
+    commits: prCommitsOf(comparison)
+      .filter((commit) => (commit.coAuthors?.length ?? 0) > 0)
+      .map((commit) => commit.sha),
+  });
+  const reader = await readerFor(scan, pull.headRefOid);
+  const report = await checkPullRequest(reader, {
+    base: group.base,
+    head: pull.headRefOid,
+    pr: {
+      author: facts.author,
+      reviews,
+      commits: comparison.commits.map((commit) => ({
+        ...commit,
+        co_authors: (known.authors.get(commit.sha) ?? []).filter((person) => person.login),
+      })),
+      permissions: known.permissions,
+      teams: known.teams,
+    },
+  });
+  if (report.conclusion === "success" || report.conclusion === "neutral") return undefined;
+  return `through pull request #${pull.number}, which taskgate judges "${report.conclusion}" from its base at the merge, its head ${pull.headRefOid.slice(0, 7)} and its reviews (${report.summary})`;
+}
+
+/**
+ * Why a commit of the bot on the branch is not exactly the follow-ups the branch called for at its
+ * parent, or `undefined` when it is. A record of any other kind (an approval, a rejection) reaches the
+ * default branch only through a merged pull request.
+ */
+async function followUpMismatch(scan: Scan, commit: PrCommit, paths: readonly string[]): Promise<string | undefined> {
+  const { config, model, reader } = scan;
+  const parent = commit.parents![0]!;
+  const limits = readLimits(config);
+  const [before, after] = await Promise.all([
+    reader.readSnapshot(parent, model.auditScope(), limits),
+    reader.readSnapshot(commit.sha, { paths: [...paths], prefixes: [] }, limits),
+  ]);
+  const added = model.decisionsAdded(before, after);
+  const expected = followUpChanges(config, model, before, { now: added.find((item) => item.at)?.at ?? "" });
+  const same =
+    paths.every((path) => expected.changes.get(path) === after.files.get(path)?.text) &&
+    [...expected.changes.keys()].filter((path) => isTaskFile(scan, path)).every((path) => paths.includes(path));
+  if (same) return undefined;
+  return `as a commit of ${botLogins(config).join(" or ")} that is not a follow-up of ${scan.branch} (a record reaches ${scan.branch} only through a merged pull request)`;
+}
+
+/** Decisions an unauthorized commit added to the task store. */
+async function decisionsAdded(scan: Scan, commit: PrCommit, paths: readonly string[]): Promise<Violation[]> {
+  const parent = commit.parents![0]!;
   const limits = readLimits(scan.config);
-  const scope: SnapshotScope = { paths: [...files], prefixes: [] };
+  const scope: SnapshotScope = { paths: [...paths], prefixes: [] };
   const [before, after] = await Promise.all([
     scan.reader.readSnapshot(parent, scope, limits),
     scan.reader.readSnapshot(commit.sha, scope, limits),
   ]);
+  const bot = isBotCommit(commit, scan.config);
   return scan.model.decisionsAdded(before, after).map((added) =>
     violation("unauthorized-change", {
       task: added.task,
       path: added.path,
-      message: `commit ${commit.sha.slice(0, 7)} added the recorded decision "${added.what}" of ${added.task}, but it is not a verified commit of ${botLogins(scan.config).join(" or ")}`,
-      hint: "Only taskgate records decisions; revert the line or entry, and take the review through a pull request.",
+      message: bot
+        ? `commit ${commit.sha.slice(0, 7)} of ${botLogins(scan.config).join(" or ")} added the recorded decision "${added.what}" of ${added.task} on ${scan.branch} directly, not through a merged pull request`
+        : `commit ${commit.sha.slice(0, 7)} added the recorded decision "${added.what}" of ${added.task}, but it is not a verified commit of ${botLogins(scan.config).join(" or ")}`,
+      hint: "Only taskgate records decisions, on a pull request's branch; revert the line or entry, and take the review through a pull request.",
     }),
+  );
+}
+
+/**
+ * The findings, less those of unauthorized commits that a later commit reverted (at that commit,
+ * every task file the unauthorized one changed is back to what it was before it), and less the
+ * revert itself when it changed nothing else: undoing a change that went around the check goes
+ * around nothing.
+ */
+async function withoutReverted(
+  scan: Scan,
+  commits: readonly PrCommit[],
+  unauthorized: readonly { commit: PrCommit; paths: string[]; at: number }[],
+  findings: readonly Violation[],
+  files: (commit: PrCommit) => Promise<string[]>,
+): Promise<Violation[]> {
+  const reverted = new Set<string>();
+  const pending = new Map(unauthorized.map((item) => [item.commit.sha, item]));
+  for (const { commit, paths, at } of unauthorized) {
+    const parent = commit.parents![0]!;
+    for (const later of commits.slice(at + 1)) {
+      const touched = new Set(await files(later));
+      if (!paths.some((path) => touched.has(path))) continue;
+      const differs = await scan.reader.differences(parent, later.sha);
+      if (paths.every((path) => !differs.has(path))) {
+        reverted.add(commit.sha.slice(0, 7));
+        const revert = pending.get(later.sha);
+        if (revert && revert.paths.every((path) => paths.includes(path))) reverted.add(later.sha.slice(0, 7));
+        break;
+      }
+    }
+  }
+  if (reverted.size === 0) return [...findings];
+  return findings.filter((item) => ![...reverted].some((short) => item.message.startsWith(`commit ${short} `)));
+}
+
+/** The files a landed commit changed against its first parent: from the checkout, else one request each. */
+function fileLister(scan: Scan): (commit: PrCommit) => Promise<string[]> {
+  const cache = new Map<string, Promise<string[]>>();
+  return (commit) => {
+    let found = cache.get(commit.sha);
+    if (!found) {
+      found = scan.local
+        ? scan.local
+            .changedFiles(commit.parents![0]!, commit.sha)
+            .then((changed) =>
+              changed.flatMap((file) => [file.path, ...(file.previousPath ? [file.previousPath] : [])]),
+            )
+        : scan.api.commitFiles(commit.sha).then((answer) => answer.files);
+      cache.set(commit.sha, found);
+    }
+    return found;
+  };
+}
+
+/** Is a path part of the task store (not the config, not a rendered status file)? */
+function isTaskFile(scan: Scan, path: string): boolean {
+  const scope = scan.model.auditScope();
+  const root = `${renderRootOf(scan.config)}/`;
+  return (
+    !path.startsWith(root) &&
+    path !== scan.configPath &&
+    path !== CONFIG_PATH &&
+    (scope.paths.includes(path) || scope.prefixes.some((prefix) => path.startsWith(prefix)))
   );
 }
 
@@ -210,72 +416,44 @@ interface TrackedIssue {
   readonly number: number;
   readonly open: boolean;
   readonly body: string;
-  readonly audited: string | undefined;
 }
 
-/** The tracking issue the bot keeps (found by label, marker and author), and the commit it last audited. */
-async function findIssue(api: GitHubApi, bots: readonly string[]): Promise<TrackedIssue | undefined> {
-  const issues = (await api.octokit.paginate(api.octokit.rest.issues.listForRepo, {
-    ...api.repo,
-    labels: AUDIT_LABEL,
-    state: "all",
-    per_page: 100,
-  })) as {
-    number: number;
-    state: string;
-    body?: string | null;
-    user?: { login: string; type: string } | null;
-    pull_request?: unknown;
-  }[];
-  const mine = issues
-    .filter(
-      (issue) =>
-        !issue.pull_request &&
-        issue.body?.includes(AUDIT_MARKER) &&
-        issue.user?.type === "Bot" &&
-        // The Action writes as github-actions[bot], the app as its own bot: trust either, nobody else.
-        [...bots, "github-actions[bot]"].some((bot) => bot.toLowerCase() === issue.user!.login.toLowerCase()),
-    )
+/**
+ * The tracking issue taskgate keeps: the App's own (or, under the Action, the token's account's)
+ * issue with the label and the marker. An issue a person or another app opened is never taken for it.
+ */
+async function findIssue(api: GitHubApi, self: Self): Promise<TrackedIssue | undefined> {
+  const mine = (await api.labelledIssues(AUDIT_LABEL))
+    .filter((issue: IssueData) => issue.body?.includes(AUDIT_MARKER) && writtenBy(issue, self))
     .sort((a, b) => a.number - b.number);
   const issue = mine.find((item) => item.state === "open") ?? mine.at(-1);
   if (!issue) return undefined;
-  const audited = /<!-- taskgate:audited ([0-9a-f]{40}) -->/.exec(issue.body ?? "")?.[1];
-  return { number: issue.number, open: issue.state === "open", body: issue.body ?? "", audited };
+  return { number: issue.number, open: issue.state === "open", body: issue.body ?? "" };
 }
 
 /** ONE tracking issue: created when something is wrong, updated in place, closed when clean. */
 async function trackIssue(
   api: GitHubApi,
-  input: { branch: string; sha: string; report: Report; bots: readonly string[]; existing?: TrackedIssue | undefined },
+  input: { branch: string; sha: string; report: Report; self: Self },
 ): Promise<WriteResult | "closed"> {
-  const existing = input.existing ?? (await findIssue(api, input.bots));
+  const existing = await findIssue(api, input.self);
   const clean = input.report.violations.length === 0;
   const body = auditIssueBody(input.report, input.branch, input.sha);
+  const title = finalText(
+    inertPlain(
+      clean
+        ? `taskgate audit: ${input.branch} is clean`
+        : `taskgate audit: ${input.report.violations.length} problem(s) on ${input.branch}`,
+    ),
+    256,
+  );
   if (!existing) {
     if (clean) return "none";
-    await api.octokit.rest.issues.create({
-      ...api.repo,
-      title: `taskgate audit: ${input.report.violations.length} problem(s) on ${input.branch}`,
-      body,
-      labels: [AUDIT_LABEL],
-    });
+    await api.createIssue({ title, body, labels: [AUDIT_LABEL] });
     return "created";
   }
-  if (clean && !existing.open) {
-    // Keep the baseline in the closed issue for the next incremental scan.
-    if (existing.audited === input.sha) return "unchanged";
-    await api.octokit.rest.issues.update({ ...api.repo, issue_number: existing.number, body });
-    return "updated";
-  }
+  if (clean && !existing.open) return "unchanged";
   if (existing.body === body && existing.open === !clean) return "unchanged";
-  await api.octokit.rest.issues.update({
-    ...api.repo,
-    issue_number: existing.number,
-    body,
-    title: clean
-      ? `taskgate audit: ${input.branch} is clean`
-      : `taskgate audit: ${input.report.violations.length} problem(s) on ${input.branch}`,
-    state: clean ? "closed" : "open",
-  });
+  await api.updateIssue(existing.number, { body, title, state: clean ? "closed" : "open" });
   return clean ? "closed" : "updated";
 }

@@ -8,13 +8,25 @@ import { writeRecords } from "../core/evaluate.js";
 import { renderRootOf } from "../core/paths.js";
 import type { Report, Snapshot } from "../core/types.js";
 import type { GitHubApi } from "./api.js";
-import { evaluatePullRequest, isStatus, type Evaluation } from "./pull-request.js";
-import { checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
+import { isStatus } from "./errors.js";
+import type { Self } from "./identity.js";
+import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
+import { checkName, checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, snapshotOf } from "./trees.js";
-import { CommitRefused, commitFiles, publishCheck, publishStatus, upsertComment, type WriteResult } from "./writes.js";
+import {
+  CommitRefused,
+  commitFiles,
+  convergeComments,
+  publishCheck,
+  publishStatus,
+  upsertComment,
+  type WriteResult,
+} from "./writes.js";
 
 /** Above this many task files, the bot leaves rendering to the default branch instead of its commit. */
 export const MAX_RENDER_BLOBS = 2000;
+/** How many times one delivery judges again when the pull request moved while it judged. */
+const ATTEMPTS = 3;
 
 export interface Logger {
   info(message: string): void;
@@ -60,7 +72,16 @@ export async function checkPullRequest(
   log: Logger,
   options: ReportOptions = { as: "check" },
 ): Promise<Outcome> {
-  return run({ api, number, trigger, log, options }, 1);
+  return run({ api, number, trigger, log, options }, ATTEMPTS);
+}
+
+/**
+ * Has the App already judged this head (its own check run is on it)? One request. The App's own
+ * push (the commit of its records) is judged by the delivery that made it, so the event the push
+ * brings stops here.
+ */
+export async function judgedAlready(api: GitHubApi, baseRef: string, headSha: string): Promise<boolean> {
+  return (await api.ownCheckRuns(headSha, checkName(baseRef))).length > 0;
 }
 
 interface Job {
@@ -71,10 +92,10 @@ interface Job {
   readonly options: ReportOptions;
 }
 
-async function run(job: Job, retries: number): Promise<Outcome> {
+async function run(job: Job, attempts: number): Promise<Outcome> {
   const { number, log } = job;
   try {
-    return await judge(job, retries);
+    return await judge(job, attempts);
   } catch (error) {
     // A pull request, branch or commit deleted while the delivery ran: nothing left to report on.
     if (!isStatus(error, 404, 410)) throw error;
@@ -83,7 +104,7 @@ async function run(job: Job, retries: number): Promise<Outcome> {
   }
 }
 
-async function judge(job: Job, retries: number): Promise<Outcome> {
+async function judge(job: Job, attempts: number): Promise<Outcome> {
   const { api, number, trigger, log, options } = job;
   let evaluation = await evaluatePullRequest(api, number, options.configPath ? { configPath: options.configPath } : {});
   if (!evaluation) {
@@ -104,7 +125,7 @@ async function judge(job: Job, retries: number): Promise<Outcome> {
   if (evaluation.report.records.length > 0) {
     const refusal = options.readOnly
       ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
-      : whyNotRecord(evaluation, trigger);
+      : await whyNotRecord(api, evaluation, trigger);
     if (refusal) withheld = { reason: refusal };
     else {
       let refused: string | undefined;
@@ -121,7 +142,7 @@ async function judge(job: Job, retries: number): Promise<Outcome> {
       } else if (!recorded) {
         // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
         log.info(`pull request #${number} moved while recording; judging its new head`);
-        if (retries > 0) return run(job, retries - 1);
+        if (attempts > 1) return run(job, attempts - 1);
         return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
       } else {
         const next = await evaluatePullRequest(api, number, {
@@ -142,31 +163,78 @@ async function judge(job: Job, retries: number): Promise<Outcome> {
   const { facts, headSha, report } = evaluation;
   const output = checkOutput(report, withheld);
   if (options.readOnly) return { evaluated: true, headSha, report, output };
-  const target = { baseRef: facts.baseRefName, headSha, detailsUrl: options.targetUrl ?? facts.url };
+  const self: Self = { ...api.identity, login: facts.viewer };
+  const target = {
+    baseRef: facts.baseRefName,
+    headSha,
+    detailsUrl: options.targetUrl ?? facts.url,
+    stamp: facts.stamp,
+  };
   const check =
-    options.as === "status" ? await publishStatus(api, target, output) : await publishCheck(api, target, output);
+    options.as === "status" ? await publishStatus(api, target, output, self) : await publishCheck(api, target, output);
   const needed =
     report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
-  // A slow delivery must not overwrite what a newer head's delivery wrote: when the comment names
-  // another head, write only if this head is still the pull request's.
-  const current = async () => headSha === recorded || (await api.pullRequest(number))?.headRefOid === headSha;
   const comment =
     report.conclusion === "neutral"
       ? "none"
-      : await upsertComment(api, number, { body: commentBody(report, headSha, withheld), needed, headSha, current });
-  return { evaluated: true, headSha, report, output, ...(recorded && { recorded }), check, comment };
+      : await upsertComment(
+          api,
+          number,
+          {
+            body: commentBody(report, headSha, withheld),
+            needed,
+            stamp: facts.stamp,
+            seen: facts.ownComments,
+            count: facts.commentCount,
+          },
+          self,
+        );
+  const outcome: Outcome = { evaluated: true, headSha, report, output, ...(recorded && { recorded }), check, comment };
+  if (!wrote(check) && !wrote(comment)) return outcome;
+  // The result is written; was it computed from the pull request as it is now? A review dismissed or
+  // a push made while this delivery judged means another delivery may have written the newer result
+  // before this one: judge again, so the newest facts have the last word.
+  const now = await api.version(number);
+  if (!now) return outcome;
+  await convergeComments(api, now.ownComments);
+  if (now.version === facts.version) return outcome;
+  if (attempts <= 1) {
+    log.warn(`pull request #${number} kept changing while taskgate judged it; the next event judges it again`);
+    return outcome;
+  }
+  log.info(`pull request #${number} changed while taskgate judged it; judging it again`);
+  return run(job, attempts - 1);
+}
+
+function wrote(result: WriteResult): boolean {
+  return result === "created" || result === "updated";
 }
 
 /** Why the records of an evaluation must not be committed, or `undefined` when they may be. */
-function whyNotRecord(evaluation: Evaluation, trigger: Trigger): string | undefined {
+async function whyNotRecord(api: GitHubApi, evaluation: Evaluation, trigger: Trigger): Promise<string | undefined> {
+  const { facts } = evaluation;
   const bots = evaluation.config ? botLogins(evaluation.config) : ["taskgate[bot]"];
-  if (evaluation.facts.isCrossRepository) {
-    return "This pull request comes from a fork, where taskgate cannot commit; the approvals it would record (below) cannot be recorded here. A maintainer must push the branch to this repository and open the pull request from there.";
+  const own = facts.headRepository !== null && facts.headRepository.toLowerCase() === facts.repository.toLowerCase();
+  if (facts.isCrossRepository || !own) {
+    return "This pull request comes from a fork (or from a repository that no longer exists), where taskgate cannot commit; the approvals it would record (below) cannot be recorded here. A maintainer must push the branch to this repository and open the pull request from there.";
   }
   if (!trigger.record || (trigger.sender && bots.some((bot) => bot.toLowerCase() === trigger.sender!.toLowerCase()))) {
     return "taskgate does not record decisions on a push of its own; re-run the check to record them.";
   }
   if (evaluation.incomplete) return "GitHub did not show this pull request in full, so taskgate records nothing.";
+  if (facts.defaultBranch !== null && facts.headRefName === facts.defaultBranch) {
+    return `This pull request's head is the default branch (${facts.headRefName}); taskgate never commits there: a decision reaches the default branch only through a pull request merged into it. Open the pull request from a branch of its own.`;
+  }
+  let protectedBranch: boolean;
+  try {
+    protectedBranch = await api.isProtected(facts.headRefName);
+  } catch (error) {
+    if (!isStatus(error, 404)) throw error;
+    return `The branch ${facts.headRefName} is gone, so nothing is recorded.`;
+  }
+  if (protectedBranch) {
+    return `GitHub reports the branch ${facts.headRefName} as protected; taskgate commits only to a pull request's own unprotected branch. Open the pull request from a branch of its own.`;
+  }
   return undefined;
 }
 

@@ -3,18 +3,20 @@
  * to work (the bot's `unblock` records), and, with `render.commit: default-branch`, the status files
  * are brought up to date, all in ONE commit of the bot with optimistic concurrency. Where the branch
  * is protected against the bot, the same commit goes to one sync pull request, kept up to date.
- * Idempotent: run again on the bot's own push, it finds nothing to do, so it never loops.
+ * Idempotent: run again on the bot's own push, it finds nothing to do, so it never loops. The sync
+ * branch is moved only while every commit on it is taskgate's, and only taskgate's own pull request
+ * from it is updated: a person's work there is never thrown away, nor their pull request taken over.
  */
-import { CONFIG_PATH, readLimits } from "../core/config.js";
-import { audit, writeRecords } from "../core/evaluate.js";
-import { renderRootOf } from "../core/paths.js";
+import { CONFIG_PATH, readLimits, type Config } from "../core/config.js";
+import { followUpChanges } from "../core/followups.js";
+import { isBotCommit } from "../core/approval.js";
 import type { TaskRepository } from "../core/port.js";
 import { loadConfig } from "../core/service.js";
-import type { FileEntry, Snapshot } from "../core/types.js";
 import type { GitHubApi } from "./api.js";
+import { isStatus } from "./errors.js";
 import type { Logger } from "./flow.js";
-import { isStatus } from "./pull-request.js";
-import { GitHubRepository } from "./repository.js";
+import { writtenBy, type Self } from "./identity.js";
+import { GitHubRepository, prCommitsOf } from "./repository.js";
 import { commitFiles, CommitRefused } from "./writes.js";
 
 export const SYNC_BRANCH = "taskgate/follow-ups";
@@ -27,30 +29,21 @@ export interface FollowUpOutcome {
   readonly committed?: string;
   /** The sync pull request, when the branch refused the bot's commit. */
   readonly pullRequest?: number;
+  /** Why the follow-ups were left undone (someone else's commits or pull request on the sync branch). */
+  readonly refused?: string;
 }
 
 export async function followUp(
   api: GitHubApi,
   options: { configPath?: string; local?: TaskRepository; log: Logger },
 ): Promise<FollowUpOutcome> {
-  const { name: branch, sha } = await api.defaultBranch();
+  const { name: branch, sha, viewer } = await api.defaultBranch();
   const reader = options.local ?? new GitHubRepository(api);
   const loaded = await loadConfig(reader, sha, options.configPath ?? CONFIG_PATH);
   if (!loaded) return { branch, sha, files: [] };
   const { config, model } = loaded;
   const snapshot = await reader.readSnapshot(sha, model.auditScope(), readLimits(config));
-  const records = audit(config, snapshot).records.filter((record) => record.kind === "unblock");
-  const changes = new Map(records.length > 0 ? writeRecords(config, snapshot, records) : []);
-  const deletions: string[] = [];
-  if (config.render.commit === "default-branch") {
-    const files = new Map<string, FileEntry>(snapshot.files);
-    for (const [path, text] of changes) files.set(path, { path, kind: "file", size: Buffer.byteLength(text), text });
-    const next: Snapshot = { rev: snapshot.rev, files };
-    const rendered = model.render(next);
-    for (const [path, content] of rendered) if (snapshot.files.get(path)?.text !== content) changes.set(path, content);
-    const cards = `${renderRootOf(config)}/cards/`;
-    for (const path of snapshot.files.keys()) if (path.startsWith(cards) && !rendered.has(path)) deletions.push(path);
-  }
+  const { records, changes, deletions } = followUpChanges(config, model, snapshot);
   const paths = [...changes.keys(), ...deletions].sort();
   if (paths.length === 0) return { branch, sha, files: [] };
   const message = {
@@ -67,49 +60,64 @@ export async function followUp(
   } catch (error) {
     if (!(error instanceof CommitRefused)) throw error;
     options.log.info(`${branch} refuses the bot's commits (${error.message}); proposing them in a pull request`);
-    const pullRequest = await syncPullRequest(api, { branch, sha, ...message }, changes, deletions);
-    return { branch, sha, files: paths, pullRequest };
+    const self: Self = { ...api.identity, login: viewer };
+    const synced = await syncPullRequest(api, { branch, sha, ...message, config, self }, changes, deletions);
+    if (typeof synced === "string") options.log.warn(synced);
+    return {
+      branch,
+      sha,
+      files: paths,
+      ...(typeof synced === "number" ? { pullRequest: synced } : { refused: synced }),
+    };
   }
 }
 
-/** One sync pull request from `taskgate/follow-ups`, reset to the branch and brought up to date. */
+/**
+ * One sync pull request from `taskgate/follow-ups`, reset to the branch and brought up to date; or,
+ * when the sync branch holds a commit not made by taskgate or has a pull request taskgate did not
+ * open, why it was left alone.
+ */
 async function syncPullRequest(
   api: GitHubApi,
-  input: { branch: string; sha: string; headline: string; body: string },
+  input: { branch: string; sha: string; headline: string; body: string; config: Config; self: Self },
   changes: ReadonlyMap<string, string>,
   deletions: readonly string[],
-): Promise<number> {
-  const ref = `heads/${SYNC_BRANCH}`;
-  try {
-    await api.octokit.rest.git.updateRef({ ...api.repo, ref, sha: input.sha, force: true });
-  } catch (error) {
-    if (!isStatus(error, 404, 422)) throw error;
-    await api.octokit.rest.git.createRef({ ...api.repo, ref: `refs/${ref}`, sha: input.sha });
+): Promise<number | string> {
+  const foreign = await foreignCommits(api, input.config, input.sha);
+  if (foreign.length > 0) {
+    return `${SYNC_BRANCH} holds commits not made by taskgate (${foreign.map((sha) => sha.slice(0, 7)).join(", ")}); taskgate leaves the branch as it is. Merge or delete it, and the next follow-up proposes the changes again.`;
   }
+  const open = await api.openPulls(SYNC_BRANCH, input.branch);
+  const others = open.filter((pull) => !writtenBy(pull, input.self));
+  if (others.length > 0) {
+    return `pull request #${others[0]!.number} from ${SYNC_BRANCH} was not opened by taskgate; taskgate does not take it over. Close it, and the next follow-up opens its own.`;
+  }
+  await api.setBranch(SYNC_BRANCH, input.sha, { force: true });
   await commitFiles(
     api,
     { branch: SYNC_BRANCH, expectedHead: input.sha, headline: input.headline, body: input.body },
     changes,
     deletions,
   );
-  const { data: open } = await api.octokit.rest.pulls.list({
-    ...api.repo,
-    state: "open",
-    head: `${api.repo.owner}:${SYNC_BRANCH}`,
-    base: input.branch,
-    per_page: 10,
-  });
   const body = `${input.body}\n\ntaskgate keeps this pull request up to date; ${input.branch} does not accept its commits directly.`;
-  if (open[0]) {
-    await api.octokit.rest.pulls.update({ ...api.repo, pull_number: open[0].number, body });
-    return open[0].number;
+  const mine = open.find((pull) => writtenBy(pull, input.self));
+  if (mine) {
+    await api.updatePull(mine.number, body);
+    return mine.number;
   }
-  const { data } = await api.octokit.rest.pulls.create({
-    ...api.repo,
-    head: SYNC_BRANCH,
-    base: input.branch,
-    title: input.headline,
-    body,
-  });
-  return data.number;
+  return api.createPull({ head: SYNC_BRANCH, base: input.branch, title: input.headline, body });
+}
+
+/** Commits on the sync branch that the default branch lacks and that are not verified commits of the bot. */
+async function foreignCommits(api: GitHubApi, config: Config, base: string): Promise<string[]> {
+  try {
+    const comparison = await api.compare(base, SYNC_BRANCH);
+    return prCommitsOf(comparison)
+      .filter((commit) => !isBotCommit(commit, config))
+      .map((commit) => commit.sha);
+  } catch (error) {
+    // No sync branch yet: nothing of anyone's to keep.
+    if (isStatus(error, 404)) return [];
+    throw error;
+  }
 }

@@ -14,7 +14,8 @@ import { wantedRevisions } from "../core/service.js";
 import type { PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
 import { violation } from "../core/violations.js";
 import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
-import { GitHubRepository, prCommitsOf } from "./repository.js";
+import { isStatus } from "./errors.js";
+import { GitHubRepository, linkCoAuthors, prCommitsOf } from "./repository.js";
 import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
 
 export interface Evaluation {
@@ -48,7 +49,7 @@ export async function evaluatePullRequest(
   const comparison = await repo.compare(facts.baseTip, headSha);
   const [baseTree, headTree] = await Promise.all([repo.listing(comparison.mergeBase), repo.listing(headSha)]);
   const files = changedFiles(baseTree, headTree);
-  const commits = prCommitsOf(comparison);
+  let commits = prCommitsOf(comparison);
   const pr: PrContext = {
     author: facts.author,
     headSha,
@@ -66,7 +67,10 @@ export async function evaluatePullRequest(
     blobs: [baseTree, headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, scope, limits)),
     people: people.logins,
     teams: people.teams,
+    // Who GitHub links to each `Co-authored-by:` trailer: asked only for commits that have one.
+    commits: commits.filter((commit) => (commit.coAuthors?.length ?? 0) > 0).map((commit) => commit.sha),
   });
+  commits = linkCoAuthors(commits, first.authors);
   for (const [oid, blob] of first.blobs) repo.blobs.set(oid, blob);
   const read = repo.blobs;
   let base = snapshotOf(baseTree, scope, limits, read);
@@ -89,8 +93,10 @@ export async function evaluatePullRequest(
   }
   const judged = evaluate(config, base, head, {
     ...pr,
+    commits,
     permissions: first.permissions,
     teams: first.teams,
+    unresolved: first.unresolved,
     revisions,
   });
   const blind = unseen(comparison.totalCommits, comparison.commits.length, [baseTree, headTree, ...viewTrees.values()]);
@@ -133,11 +139,6 @@ async function readTrees(repo: GitHubRepository, shas: readonly string[]): Promi
   return trees;
 }
 
-export function isStatus(error: unknown, ...statuses: number[]): boolean {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === "number" && statuses.includes(status);
-}
-
 /**
  * Whose repository permission and which teams an evaluation needs: the reviewers of decisive
  * reviews (their gates need both), and the teams the config names where the author's membership
@@ -146,6 +147,7 @@ export function isStatus(error: unknown, ...statuses: number[]): boolean {
 function peopleToLookUp(config: Config, pr: PrContext): { logins: string[]; teams: string[] } {
   const logins = new Set<string>();
   for (const review of pr.reviews) {
+    if (review.user?.type === "Deleted") continue; // nobody to ask about
     if (review.user?.login && (review.state === "APPROVED" || review.state === "CHANGES_REQUESTED")) {
       logins.add(review.user.login);
     }

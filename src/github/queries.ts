@@ -3,10 +3,21 @@
  * validate each one against GitHub's published schema.
  */
 
-/** The pull request, its reviews and the config at the tip of its base branch: one request. */
+/**
+ * The pull request, its reviews, the config at the tip of its base branch, who the token is (the
+ * viewer) and the comments taskgate may have written (the first and the last 50, with whether the
+ * viewer wrote each, which GitHub decides): one request.
+ */
 export const PULL_REQUEST_FACTS = /* GraphQL */ `
   query PullRequestFacts($owner: String!, $name: String!, $number: Int!, $configPath: String!, $after: String) {
+    viewer {
+      login
+    }
     repository(owner: $owner, name: $name) {
+      nameWithOwner
+      defaultBranchRef {
+        name
+      }
       pullRequest(number: $number) {
         number
         state
@@ -17,12 +28,14 @@ export const PULL_REQUEST_FACTS = /* GraphQL */ `
         baseRefOid
         url
         author {
+          __typename
           login
         }
         headRepository {
           nameWithOwner
         }
         reviews(first: 100, after: $after) {
+          totalCount
           pageInfo {
             hasNextPage
             endCursor
@@ -32,11 +45,27 @@ export const PULL_REQUEST_FACTS = /* GraphQL */ `
               __typename
               login
             }
+            authorAssociation
             state
             commit {
               oid
             }
             submittedAt
+            body
+          }
+        }
+        firstComments: comments(first: 50) {
+          totalCount
+          nodes {
+            databaseId
+            viewerDidAuthor
+            body
+          }
+        }
+        lastComments: comments(last: 50) {
+          nodes {
+            databaseId
+            viewerDidAuthor
             body
           }
         }
@@ -63,8 +92,49 @@ export const PULL_REQUEST_FACTS = /* GraphQL */ `
   }
 `;
 
-/** One batch of blobs, repository permissions and team members (built for what one check needs). */
-export function batchQuery(counts: { blobs: number; people: number; teams: number }): string {
+/**
+ * What a pull request's result depends on that can change between deliveries (its head, its base and
+ * every review's state), and the last comments (to find a twin of taskgate's own comment a replica
+ * wrote at the same moment): one request, asked after writing to confirm nothing moved meanwhile.
+ */
+export const PULL_REQUEST_VERSION = /* GraphQL */ `
+  query PullRequestVersion($owner: String!, $name: String!, $number: Int!, $after: String) {
+    repository(owner: $owner, name: $name) {
+      pullRequest(number: $number) {
+        state
+        headRefOid
+        baseRefName
+        reviews(first: 100, after: $after) {
+          totalCount
+          pageInfo {
+            hasNextPage
+            endCursor
+          }
+          nodes {
+            author {
+              login
+            }
+            state
+            submittedAt
+          }
+        }
+        lastComments: comments(last: 50) {
+          nodes {
+            databaseId
+            viewerDidAuthor
+            body
+          }
+        }
+      }
+    }
+  }
+`;
+
+/**
+ * One batch of blobs, repository permissions, team members and the authors GitHub links to commits
+ * (the git author and every `Co-authored-by:` trailer), built for what one check needs.
+ */
+export function batchQuery(counts: { blobs: number; people: number; teams: number; commits?: number }): string {
   const vars: string[] = ["$owner: String!", "$name: String!"];
   const repo: string[] = [];
   const top: string[] = [];
@@ -75,6 +145,12 @@ export function batchQuery(counts: { blobs: number; people: number; teams: numbe
   for (let index = 0; index < counts.people; index++) {
     vars.push(`$p${index}: String!`);
     repo.push(`p${index}: collaborators(login: $p${index}, first: 1) { edges { permission node { login } } }`);
+  }
+  for (let index = 0; index < (counts.commits ?? 0); index++) {
+    vars.push(`$k${index}: GitObjectID!`);
+    repo.push(
+      `k${index}: object(oid: $k${index}) { ... on Commit { oid authors(first: 20) { nodes { name email user { login } } } } }`,
+    );
   }
   for (let index = 0; index < counts.teams; index++) {
     vars.push(`$o${index}: String!`, `$t${index}: String!`);
@@ -96,9 +172,12 @@ export const CREATE_COMMIT = /* GraphQL */ `
   }
 `;
 
-/** The default branch and its tip: one request. */
+/** The default branch, its tip and who the token is: one request. */
 export const DEFAULT_BRANCH = /* GraphQL */ `
   query DefaultBranch($owner: String!, $name: String!) {
+    viewer {
+      login
+    }
     repository(owner: $owner, name: $name) {
       defaultBranchRef {
         name
@@ -111,14 +190,42 @@ export const DEFAULT_BRANCH = /* GraphQL */ `
 `;
 
 /**
- * For each of a batch of commits: the merged pull requests it belongs to, and the checks and
- * statuses on each one's last commit (was taskgate's green?).
+ * For each of a batch of commits on the default branch: the merged pull requests it belongs to (the
+ * commit that landed each, its head, when it merged, who opened it), the check suites the given app
+ * made on each one's last commit with their runs of the given name (GitHub files a check suite under
+ * the app that created it: nobody else can add one), and whether the commit's first parent holds the
+ * config (before taskgate was set up, nothing could be gone around).
  */
-export function authorizationQuery(count: number): string {
-  const vars = ["$owner: String!", "$name: String!"];
+export function landingsQuery(count: number, options: { checks: boolean }): string {
+  const vars = [
+    "$owner: String!",
+    "$name: String!",
+    ...(options.checks ? ["$appId: Int!", "$checkName: String!"] : []),
+  ];
+  const checks = `
+            commits(last: 1) {
+              nodes {
+                commit {
+                  oid
+                  checkSuites(first: 10, filterBy: { appId: $appId }) {
+                    nodes {
+                      app {
+                        databaseId
+                      }
+                      checkRuns(first: 10, filterBy: { checkName: $checkName }) {
+                        nodes {
+                          name
+                          conclusion
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }`;
   const fields: string[] = [];
   for (let index = 0; index < count; index++) {
-    vars.push(`$c${index}: GitObjectID!`);
+    vars.push(`$c${index}: GitObjectID!`, `$e${index}: String!`);
     fields.push(`c${index}: object(oid: $c${index}) {
       ... on Commit {
         oid
@@ -126,26 +233,23 @@ export function authorizationQuery(count: number): string {
           nodes {
             number
             merged
+            mergedAt
             baseRefName
-            commits(last: 1) {
-              nodes {
-                commit {
-                  statusCheckRollup {
-                    contexts(first: 100) {
-                      nodes {
-                        __typename
-                        ... on CheckRun { name conclusion }
-                        ... on StatusContext { context state }
-                      }
-                    }
-                  }
-                }
-              }
+            headRefOid
+            author {
+              __typename
+              login
             }
+            mergeCommit {
+              oid
+            }${options.checks ? checks : ""}
           }
         }
       }
+    }
+    e${index}: object(expression: $e${index}) {
+      oid
     }`);
   }
-  return `query Authorizations(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n`;
+  return `query Landings(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n`;
 }

@@ -12,23 +12,60 @@
  * - `mergeBase`: the same comparison (cached per pair).
  */
 import { RefNotFoundError, type ReadLimits, type SnapshotScope, type TaskRepository } from "../core/port.js";
+import { coAuthorsOf } from "../core/trailers.js";
 import type { ChangedFile, PrCommit, Snapshot } from "../core/types.js";
 import { MAX_COMMITS, type BlobData, type Comparison, type GitHubApi, type Tree } from "./api.js";
 import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
 
 const FULL_SHA = /^[0-9a-f]{40}$/;
 
-/** The commits of a comparison as the rules see them: GitHub's login, parents, verification. */
-export function prCommitsOf(comparison: Comparison): PrCommit[] {
+/**
+ * The commits of a comparison as the rules see them: GitHub's logins of author and committer, the
+ * names and e-mails git recorded, the `Co-authored-by:` trailers (logins are linked later, from
+ * GraphQL's `Commit.authors`), parents and signature verification.
+ */
+export function prCommitsOf(comparison: Pick<Comparison, "commits">): PrCommit[] {
   return comparison.commits.map((commit) => ({
     sha: commit.sha,
     author: commit.author?.login ?? null,
     gitName: commit.commit.author?.name ?? null,
+    gitEmail: commit.commit.author?.email ?? null,
+    ...(commit.committer !== undefined && { committer: commit.committer?.login ?? null }),
+    ...(commit.commit.committer && {
+      gitCommitter: { name: commit.commit.committer.name ?? null, email: commit.commit.committer.email ?? null },
+    }),
+    ...(commit.commit.message !== undefined && {
+      coAuthors: coAuthorsOf(commit.commit.message).map((person) => ({ login: null, ...person })),
+    }),
     parents: commit.parents.map((parent) => parent.sha),
     ...(typeof commit.commit.verification?.verified === "boolean" && {
       verified: commit.commit.verification.verified,
     }),
   }));
+}
+
+/**
+ * Links the co-authors of commits to the logins GitHub names for them (`Commit.authors`: the git
+ * author first, then each trailer), by e-mail; a co-author GitHub links to nobody keeps `null`.
+ */
+export function linkCoAuthors(
+  commits: readonly PrCommit[],
+  authors: ReadonlyMap<string, readonly { login: string | null; email: string | null }[]>,
+): PrCommit[] {
+  return commits.map((commit) => {
+    const known = authors.get(commit.sha);
+    if (!known || !commit.coAuthors?.length) return commit;
+    const byEmail = new Map(
+      known.filter((item) => item.email && item.login).map((item) => [item.email!.toLowerCase(), item.login!]),
+    );
+    return {
+      ...commit,
+      coAuthors: commit.coAuthors.map((person) => ({
+        ...person,
+        login: (person.email && byEmail.get(person.email.toLowerCase())) ?? person.login,
+      })),
+    };
+  });
 }
 
 export class CappedListError extends Error {

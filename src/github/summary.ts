@@ -1,11 +1,15 @@
 /**
  * What a report looks like on GitHub: the check run's title, summary (a table of tasks and moves, a
  * Mermaid diagram of them, the problems with their fixes) and annotations, and the sticky comment.
- * Pure functions of the report, kept under GitHub's limits with a visible note when cut.
+ * Pure functions of the report, kept under GitHub's limits with a visible note when cut. Every text
+ * that came from the repository (ids, paths, messages, owners, review bodies) is made inert first:
+ * no live mention, link, image, reference or HTML (`inert.ts`); secrets are redacted on the final
+ * text, before it is shortened.
  */
-import { cell, fingerprint, mermaidLabel, table } from "../core/render/markdown.js";
+import { fingerprint, mermaidLabel, table } from "../core/render/markdown.js";
 import { redactDeep } from "../core/secrets.js";
 import type { Pending, Report, Violation } from "../core/types.js";
+import { finalText, inertMarkdown as cell, inertPlain } from "./inert.js";
 
 /** GitHub refuses a check run summary or a comment body above this many characters. */
 export const GITHUB_TEXT_LIMIT = 65_535;
@@ -50,7 +54,7 @@ export function checkOutput(raw: Report, withheld?: Withheld): CheckOutput {
     withheld && report.records.length > 0 && report.conclusion === "success" ? "action_required" : report.conclusion;
   const title = titleOf(report, conclusion);
   const body = [
-    `**${title}**`,
+    `**${cell(title)}**`,
     "",
     ...(withheld && report.records.length > 0 ? [`> ${withheld.reason}`, ""] : []),
     ...sections(report),
@@ -119,7 +123,7 @@ function sections(report: Report): string[] {
           cell(record.from),
           cell(record.to),
           cell(record.by),
-          record.kind,
+          cell(record.kind),
         ]),
       ),
       "",
@@ -148,20 +152,22 @@ function annotations(report: Report): Annotation[] {
       end_line: line,
       annotation_level: item.code === "approval-required" ? "notice" : "failure",
       title: item.code,
-      message: `${item.message}\nHow to fix: ${item.hint}`.slice(0, 64_000),
+      message: finalText(inertPlain(`${item.message}\nHow to fix: ${item.hint}`), 64_000, "…"),
     });
   }
   return out;
 }
 
-/** Cuts a text to GitHub's limit at a line boundary, saying so at the end. */
+/**
+ * Cuts a text to GitHub's limit at a line boundary, saying so at the end; secrets are redacted in
+ * the whole text before it is cut, so a token across the cut goes whole.
+ */
 export function fit(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  const note =
-    "\n\n_Cut short: GitHub shows at most 65,535 characters here. Run `taskgate check` locally for every finding._\n";
-  const room = limit - note.length;
-  const cut = text.lastIndexOf("\n", room);
-  return `${text.slice(0, cut > 0 ? cut : room)}${note}`;
+  return finalText(
+    text,
+    limit,
+    "\n\n_Cut short: GitHub shows at most 65,535 characters here. Run `taskgate check` locally for every finding._\n",
+  );
 }
 
 /** The sticky comment: what is wrong and how to fix it, or an all-clear once everything is fixed. */
@@ -196,7 +202,7 @@ export function auditIssueBody(raw: Report, branch: string, sha: string): string
   const head = [
     "<!-- taskgate:audit -->",
     `<!-- taskgate:audited ${sha} -->`,
-    `**taskgate audit** of \`${cell(branch)}\` at ${sha.slice(0, 7)}: ${report.violations.length} problem(s).`,
+    `**taskgate audit** of ${cell(branch)} at ${sha.slice(0, 7)}: ${report.violations.length} problem(s).`,
     "",
   ];
   if (report.violations.length === 0) {
@@ -214,7 +220,7 @@ export function auditIssueBody(raw: Report, branch: string, sha: string): string
     head.push(
       table(
         ["task", "from", "to", "kind"],
-        report.records.map((r) => [cell(r.task), cell(r.from), cell(r.to), r.kind]),
+        report.records.map((r) => [cell(r.task), cell(r.from), cell(r.to), cell(r.kind)]),
       ),
       "",
     );

@@ -1,34 +1,41 @@
 /**
  * What taskgate writes on GitHub: the check run of a head, its one sticky comment, and the atomic
- * commit of recorded decisions. Each write is skipped when it would change nothing.
+ * commit of recorded decisions. Each write is skipped when it would change nothing, and when the
+ * result in place was computed from newer facts (its stamp). Only taskgate's own check runs and
+ * comments are ever edited or deleted: found by what GitHub enforces (the App's id, the token's own
+ * comments), a name or a marker only picks among them.
  */
-import { CREATE_COMMIT } from "./queries.js";
-import type { GitHubApi } from "./api.js";
-import { isStatus } from "./pull-request.js";
-import { ANNOTATIONS_PER_REQUEST, COMMENT_MARKER, checkName, type CheckOutput } from "./summary.js";
+import type { CommentCandidate, GitHubApi, IssueCommentData } from "./api.js";
+import { COMMENT_WINDOW } from "./api.js";
+import { isStatus } from "./errors.js";
+import { finalText, inertPlain } from "./inert.js";
+import { isSelf, writtenBy, type Self } from "./identity.js";
+import { isOlder, readStamp, stampMarker, stampSuffix, withoutStamp, type FactsStamp } from "./stamp.js";
+import { ANNOTATIONS_PER_REQUEST, COMMENT_MARKER, GITHUB_TEXT_LIMIT, checkName, type CheckOutput } from "./summary.js";
 
-export type WriteResult = "created" | "updated" | "unchanged" | "none";
+/** `stale`: not written, because the result in place was computed from newer facts. */
+export type WriteResult = "created" | "updated" | "unchanged" | "stale" | "none";
+
+/** GitHub refuses a commit status description above this many characters. */
+const DESCRIPTION_LIMIT = 140;
+
+export interface WriteTarget {
+  readonly baseRef: string;
+  readonly headSha: string;
+  readonly detailsUrl: string;
+  /** What the result was computed from. */
+  readonly stamp: FactsStamp;
+}
 
 /**
- * Creates or updates the check run `taskgate: <base>` on a head commit. Unchanged results (same
- * conclusion and fingerprint) are not written again; annotations go 50 per request.
+ * Creates or updates the App's own check run `taskgate: <base>` on a head commit. A run of that name
+ * another app or a workflow made is never touched: taskgate's own is created next to it.
  */
-export async function publishCheck(
-  api: GitHubApi,
-  target: { baseRef: string; headSha: string; detailsUrl: string },
-  output: CheckOutput,
-): Promise<WriteResult> {
-  const { owner, repo } = api.repo;
+export async function publishCheck(api: GitHubApi, target: WriteTarget, output: CheckOutput): Promise<WriteResult> {
   const name = checkName(target.baseRef);
-  const { data } = await api.octokit.rest.checks.listForRef({
-    owner,
-    repo,
-    ref: target.headSha,
-    check_name: name,
-    filter: "latest",
-    per_page: 20,
-  });
-  const ours = data.check_runs.find((run) => run.output?.summary?.includes("<!-- taskgate:fingerprint "));
+  const [ours] = await api.ownCheckRuns(target.headSha, name);
+  const inPlace = readStamp(ours?.output?.summary);
+  if (ours && inPlace && isOlder(target.stamp, inPlace)) return "stale";
   if (
     ours &&
     ours.conclusion === output.conclusion &&
@@ -40,139 +47,158 @@ export async function publishCheck(
   for (let start = 0; start < output.annotations.length; start += ANNOTATIONS_PER_REQUEST) {
     batches.push(output.annotations.slice(start, start + ANNOTATIONS_PER_REQUEST));
   }
+  const summary = finalText(`${stampMarker(target.stamp)}\n${output.summary}`, GITHUB_TEXT_LIMIT);
   const body = (annotations: typeof output.annotations) => ({
-    owner,
-    repo,
     name,
     status: "completed" as const,
     conclusion: output.conclusion,
     completed_at: new Date().toISOString(),
     details_url: target.detailsUrl,
-    output: { title: output.title, summary: output.summary, annotations: [...annotations] },
+    output: { title: inertPlain(output.title), summary, annotations: [...annotations] },
   });
+  const write = async (annotations: typeof output.annotations): Promise<number> => {
+    if (ours) {
+      await api.updateCheckRun(ours.id, body(annotations));
+      return ours.id;
+    }
+    return api.createCheckRun({ ...body(annotations), head_sha: target.headSha });
+  };
   let id: number;
   try {
-    id = await writeCheck(api, ours?.id, target.headSha, body(batches[0] ?? []));
+    id = await write(batches[0] ?? []);
   } catch (error) {
     // An annotation GitHub refuses (a path it does not know) must not cost the whole check.
     if (!isStatus(error, 422) || batches.length === 0) throw error;
-    await writeCheck(api, ours?.id, target.headSha, body([]));
+    await write([]);
     return ours ? "updated" : "created";
   }
-  for (const batch of batches.slice(1)) {
-    await api.octokit.rest.checks.update({ ...body(batch), check_run_id: id });
-  }
+  for (const batch of batches.slice(1)) await api.updateCheckRun(id, body(batch));
   return ours ? "updated" : "created";
-}
-
-interface CheckBody {
-  owner: string;
-  repo: string;
-  name: string;
-  status: "completed";
-  conclusion: CheckOutput["conclusion"];
-  completed_at: string;
-  details_url: string;
-  output: { title: string; summary: string; annotations: CheckOutput["annotations"][number][] };
 }
 
 const STATES = { success: "success", failure: "failure", action_required: "pending", neutral: "success" } as const;
 
 /**
  * Reports as a commit status `taskgate: <base>` on the head commit (the Action's way: see
- * docs/action.md). Approvals pending are `pending`; an unchanged status is not written again.
+ * docs/action.md). Approvals pending are `pending`. Only statuses of the token's own account are
+ * compared with: anything else of that name is not taskgate's (though under the Action, every
+ * workflow shares the account; docs/action.md says what that means).
  */
 export async function publishStatus(
   api: GitHubApi,
-  target: { baseRef: string; headSha: string; detailsUrl: string },
+  target: WriteTarget,
   output: CheckOutput,
+  self: Self,
 ): Promise<WriteResult> {
   const context = checkName(target.baseRef);
   const state = STATES[output.conclusion];
-  const description = output.title.length > 140 ? `${output.title.slice(0, 139)}…` : output.title;
-  const { data } = await api.octokit.rest.repos.listCommitStatusesForRef({
-    ...api.repo,
-    ref: target.headSha,
-    per_page: 100,
-  });
-  const latest = data.find((status) => status.context === context);
-  if (latest && latest.state === state && latest.description === description) return "unchanged";
-  await api.octokit.rest.repos.createCommitStatus({
-    ...api.repo,
-    sha: target.headSha,
+  const suffix = stampSuffix(target.stamp);
+  const title = inertPlain(output.title);
+  const room = DESCRIPTION_LIMIT - suffix.length;
+  const description = `${title.length > room ? `${title.slice(0, room - 1)}…` : title}${suffix}`;
+  const latest = (await api.statuses(target.headSha)).find(
+    (status) => status.context === context && isSelf(status.creator, self),
+  );
+  const inPlace = readStamp(latest?.description);
+  if (latest && inPlace && isOlder(target.stamp, inPlace)) return "stale";
+  if (latest && latest.state === state && withoutStamp(latest.description) === withoutStamp(description)) {
+    return "unchanged";
+  }
+  await api.createStatus(target.headSha, {
     state,
     context,
-    description,
+    description: finalText(description, DESCRIPTION_LIMIT),
     target_url: target.detailsUrl,
   });
   return latest ? "updated" : "created";
 }
 
-async function writeCheck(
-  api: GitHubApi,
-  existing: number | undefined,
-  headSha: string,
-  body: CheckBody,
-): Promise<number> {
-  if (existing !== undefined) {
-    await api.octokit.rest.checks.update({ ...body, check_run_id: existing });
-    return existing;
-  }
-  const { data } = await api.octokit.rest.checks.create({ ...body, head_sha: headSha } as never);
-  return (data as { id: number }).id;
-}
-
-interface IssueComment {
-  id: number;
-  body?: string | null;
-  user?: { login: string; type: string } | null;
+export interface CommentPlan {
+  readonly body: string;
+  /** Is there something to say (problems, approvals pending, decisions withheld)? */
+  readonly needed: boolean;
+  readonly stamp: FactsStamp;
+  /** The token's own comments among the first and last ones GitHub showed with the facts. */
+  readonly seen: readonly CommentCandidate[];
+  /** How many comments the pull request has. */
+  readonly count: number;
 }
 
 /**
- * Keeps one comment of taskgate's on a pull request, found by its hidden marker: created only when
- * there is something to say, updated in place, never duplicated. Replicas that both created one at
- * the same moment converge: the oldest stays, the others are deleted.
+ * Keeps one comment of taskgate's on a pull request: its own comment (GitHub says the token wrote
+ * it) that carries the marker. Created only when there is something to say, updated in place, never
+ * duplicated, never written over a comment computed from newer facts. The comment is looked for
+ * among the first and last 50 that came with the facts; only when there is something to say and it
+ * is not there does taskgate page through the rest, and then it posts the comment anew at the end,
+ * where the next delivery finds it without paging.
  */
 export async function upsertComment(
   api: GitHubApi,
   number: number,
-  comment: { body: string; needed: boolean; headSha: string; current: () => Promise<boolean> },
+  plan: CommentPlan,
+  self: Self,
 ): Promise<WriteResult> {
-  const { body, needed } = comment;
-  const mine = await ownComments(api, number);
+  const body = finalText(`${stampMarker(plan.stamp)}\n${plan.body}`, GITHUB_TEXT_LIMIT);
+  let mine = plan.seen.filter((comment) => comment.body.includes(COMMENT_MARKER));
+  let sunk = false;
+  if (mine.length === 0 && plan.needed && plan.count > 2 * COMMENT_WINDOW) {
+    mine = await searchComments(api, number, plan.count, self);
+    sunk = mine.length > 0;
+  }
   if (mine.length === 0) {
-    if (!needed) return "none";
-    await api.octokit.rest.issues.createComment({ ...api.repo, issue_number: number, body });
-    const again = await ownComments(api, number);
-    for (const extra of again.slice(1)) await deleteComment(api, extra.id);
-    if (again.length > 0 && again[0]!.body !== body) {
-      await api.octokit.rest.issues.updateComment({ ...api.repo, comment_id: again[0]!.id, body });
-    }
+    if (!plan.needed) return "none";
+    await api.createComment(number, body);
     return "created";
   }
   const [keep, ...extras] = mine;
   for (const extra of extras) await deleteComment(api, extra.id);
-  if (keep!.body === body) return "unchanged";
-  const written = /<!-- taskgate:head ([0-9a-f]+) -->/.exec(keep!.body ?? "")?.[1];
-  if (written && written !== comment.headSha && !(await comment.current())) return "unchanged";
-  await api.octokit.rest.issues.updateComment({ ...api.repo, comment_id: keep!.id, body });
+  const inPlace = readStamp(keep!.body);
+  if (inPlace && isOlder(plan.stamp, inPlace)) return "stale";
+  if (sunk) {
+    await deleteComment(api, keep!.id);
+    await api.createComment(number, body);
+    return "updated";
+  }
+  if (withoutStamp(keep!.body) === withoutStamp(body)) return "unchanged";
+  await api.updateComment(keep!.id, body);
   return "updated";
 }
 
-async function ownComments(api: GitHubApi, number: number): Promise<IssueComment[]> {
-  const comments = (await api.octokit.paginate(api.octokit.rest.issues.listComments, {
-    ...api.repo,
-    issue_number: number,
-    per_page: 100,
-  })) as IssueComment[];
-  return comments
-    .filter((comment) => comment.user?.type === "Bot" && comment.body?.includes(COMMENT_MARKER))
-    .sort((a, b) => a.id - b.id);
+/**
+ * After writing: when replicas created a comment each at the same moment, the oldest stays, with the
+ * text of the newest facts, and the others are deleted. Only the token's own comments are touched.
+ */
+export async function convergeComments(api: GitHubApi, recent: readonly CommentCandidate[]): Promise<void> {
+  const mine = recent.filter((comment) => comment.body.includes(COMMENT_MARKER)).sort((a, b) => a.id - b.id);
+  if (mine.length < 2) return;
+  const newest = mine.reduce((best, comment) => {
+    const a = readStamp(comment.body);
+    const b = readStamp(best.body);
+    return a && (!b || isOlder(b, a)) ? comment : best;
+  });
+  const [keep, ...extras] = mine;
+  for (const extra of extras) await deleteComment(api, extra.id);
+  if (newest.id !== keep!.id) await api.updateComment(keep!.id, newest.body);
+}
+
+/** Pages through every comment for taskgate's own one (by the App's id or the token's login). */
+async function searchComments(api: GitHubApi, number: number, count: number, self: Self): Promise<CommentCandidate[]> {
+  const found: CommentCandidate[] = [];
+  for (let page = 1; page <= Math.ceil(count / 100); page++) {
+    const comments: IssueCommentData[] = await api.commentsPage(number, page);
+    for (const comment of comments) {
+      if (writtenBy(comment, self) && comment.body?.includes(COMMENT_MARKER)) {
+        found.push({ id: comment.id, body: comment.body });
+      }
+    }
+    if (comments.length < 100) break;
+  }
+  return found.sort((a, b) => a.id - b.id);
 }
 
 async function deleteComment(api: GitHubApi, id: number): Promise<void> {
   try {
-    await api.octokit.rest.issues.deleteComment({ ...api.repo, comment_id: id });
+    await api.deleteComment(id);
   } catch (error) {
     // Another replica deleted it first.
     if (!isStatus(error, 404)) throw error;
@@ -200,21 +226,14 @@ export async function commitFiles(
   deletions: readonly string[] = [],
 ): Promise<string | undefined> {
   try {
-    const result = await api.octokit.graphql<{ createCommitOnBranch: { commit: { oid: string } } }>(CREATE_COMMIT, {
-      input: {
-        branch: { repositoryNameWithOwner: `${api.repo.owner}/${api.repo.repo}`, branchName: target.branch },
-        expectedHeadOid: target.expectedHead,
-        message: { headline: target.headline, body: target.body },
-        fileChanges: {
-          additions: [...files].map(([path, contents]) => ({
-            path,
-            contents: Buffer.from(contents, "utf8").toString("base64"),
-          })),
-          ...(deletions.length > 0 && { deletions: deletions.map((path) => ({ path })) }),
-        },
-      },
+    return await api.createCommit({
+      branch: target.branch,
+      expectedHead: target.expectedHead,
+      headline: inertPlain(target.headline),
+      body: finalText(inertPlain(target.body), 60_000),
+      additions: [...files].map(([path, contents]) => ({ path, contents })),
+      deletions,
     });
-    return result.createCommitOnBranch.commit.oid;
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal) throw new CommitRefused(refusal);
@@ -224,7 +243,7 @@ export async function commitFiles(
 }
 
 function errorsOf(error: unknown): { type?: string; message?: string }[] {
-  return (error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [];
+  return [...((error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [])];
 }
 
 function refusalOf(error: unknown): string | undefined {

@@ -249,8 +249,8 @@ describe("audit mode", () => {
     expect(fake.requests.some((request) => request.path.includes("/git/trees/"))).toBe(false);
 
     repo.write({ "tasks/login/.state": "research\n", "tasks/login/.state.approvals": null });
+    // Undone by a revert: the change no longer stands, and undoing it went around nothing.
     const revert = repo.commit("revert", "alice");
-    fake.passedMerges.add(revert);
     const again = await runAction(fake, schedule, {}, repo.dir);
     expect(again.code).toBe(0);
     expect(fake.issues).toHaveLength(1);

@@ -25,14 +25,15 @@ afterEach(() => {
   for (const repo of repos.splice(0)) repo.remove();
 });
 
-/** Requests that judge the pull request (not the token, not the check run or comment). */
+/** Requests that judge the pull request (not the token, not the check run or comment, nor the check after writing). */
 function evaluation(requests: readonly RecordedRequest[]): RecordedRequest[] {
   return requests.filter(
     (request) =>
       !request.path.includes("/access_tokens") &&
       !request.path.includes("/check-runs") &&
       !request.path.includes("/comments") &&
-      request.operation !== "RecordDecisions",
+      request.operation !== "RecordDecisions" &&
+      request.operation !== "PullRequestVersion",
   );
 }
 
@@ -115,13 +116,14 @@ describe("the request budget", () => {
 describe("events that name a pull request indirectly", () => {
   it("re-checks on check_run and check_suite rerequested, and names the check after a new base", async () => {
     const { fake } = bigPullRequest(1, 0);
-    const pr = { number: fake.number, head: { sha: fake.sha("feature"), ref: "feature" }, base: { ref: "main" } };
+    const pr = fake.pullRef();
+    const app = { id: 1, slug: "taskgate" };
     const run = example("check_run", "rerequested");
     await probot().receive({
       id: "1",
       name: "check_run",
       payload: fake.payload(run, {
-        check_run: { ...(run.check_run as object), pull_requests: [pr] },
+        check_run: { ...(run.check_run as object), app, pull_requests: [pr] },
       }) as never,
     });
     expect(fake.checkRuns).toHaveLength(1);
@@ -130,7 +132,9 @@ describe("events that name a pull request indirectly", () => {
     await probot().receive({
       id: "2",
       name: "check_suite",
-      payload: fake.payload(suite, { check_suite: { ...(suite.check_suite as object), pull_requests: [pr] } }) as never,
+      payload: fake.payload(suite, {
+        check_suite: { ...(suite.check_suite as object), app, pull_requests: [pr] },
+      }) as never,
     });
     expect(fake.requests.some((request) => request.operation === "PullRequestFacts")).toBe(true);
     fake.git("branch", "release", "main");

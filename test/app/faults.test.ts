@@ -12,6 +12,7 @@ import { tempRepo, type TempRepo } from "../helpers/git.js";
 import { example, testProbot } from "../helpers/probot.js";
 
 const repos: TempRepo[] = [];
+const APP = { id: 1, slug: "taskgate" };
 beforeEach(() => nock.disableNetConnect());
 afterEach(() => {
   nock.cleanAll();
@@ -111,9 +112,24 @@ describe("deliveries that come twice or at once", () => {
   it("removes extra copies left by earlier races, keeping the oldest", async () => {
     const { fake } = setUp({ ".github/workflows/ci.yml": "on: push\n" });
     fake.comments.push(
-      { id: 1, body: `${COMMENT_MARKER}\nold`, user: { login: "taskgate[bot]", type: "Bot" } },
-      { id: 2, body: `${COMMENT_MARKER}\nolder race`, user: { login: "taskgate[bot]", type: "Bot" } },
-      { id: 3, body: `${COMMENT_MARKER}\nnot ours`, user: { login: "mallory", type: "User" } },
+      {
+        id: 1,
+        body: `${COMMENT_MARKER}\nold`,
+        user: { login: "taskgate[bot]", type: "Bot" },
+        performed_via_github_app: APP,
+      },
+      {
+        id: 2,
+        body: `${COMMENT_MARKER}\nolder race`,
+        user: { login: "taskgate[bot]", type: "Bot" },
+        performed_via_github_app: APP,
+      },
+      {
+        id: 3,
+        body: `${COMMENT_MARKER}\nnot ours`,
+        user: { login: "mallory", type: "User" },
+        performed_via_github_app: null,
+      },
     );
     await testProbot().receive(opened(fake));
     expect(fake.comments.map((comment) => comment.id)).toEqual([1, 3]);
@@ -121,7 +137,7 @@ describe("deliveries that come twice or at once", () => {
     expect(fake.comments[1]!.body).toContain("not ours");
   });
 
-  it("never lets the result of an old head overwrite the comment of a newer one", async () => {
+  it("never lets a result computed from older facts overwrite the comment of newer ones", async () => {
     const { repo, fake } = setUp({ ".github/workflows/ci.yml": "on: push\n" });
     const bot = testProbot();
     let newer: string | undefined;
@@ -132,8 +148,10 @@ describe("deliveries that come twice or at once", () => {
       newer = repo.commit("revert the workflow", "carol");
       fake.comments.push({
         id: 50,
-        body: `${COMMENT_MARKER}\n<!-- taskgate:head ${newer} -->\nnewer result`,
+        // The replica read the pull request later than anything this delivery reads.
+        body: `<!-- taskgate:facts 2026-12-01T23:00:00Z+0 -->\n${COMMENT_MARKER}\n<!-- taskgate:head ${newer} -->\nnewer result`,
         user: { login: "taskgate[bot]", type: "Bot" },
+        performed_via_github_app: APP,
       });
     };
     await bot.receive(opened(fake));

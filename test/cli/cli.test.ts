@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
+import { runCli, tempRepo, type CliRun, type TempRepo } from "../helpers/git.js";
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -180,6 +180,41 @@ describe("taskgate check", () => {
     const run = await runCli(["check", "--base", "main", "--head", "pr", "--pr", pr, "--format", "json"], repo.dir);
     expect(run.code).toBe(3);
     expect(run.json<{ pending: { message: string }[] }>().pending[0]!.message).toContain("dave pushed commits");
+  });
+
+  it("bars the git committer and Co-authored-by co-authors, by login when PR.json links them", async () => {
+    const repo = baseRepo();
+    repo.git("checkout", "-q", "-b", "pr");
+    repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
+    const head = repo.commit("ready\n\nCo-authored-by: dave <dave@example.com>\n", "carol", "erin");
+    repo.git("checkout", "-q", "main");
+    const review = (login: string) => ({
+      user: { login },
+      state: "APPROVED",
+      commit_id: head,
+      submitted_at: "2026-11-02T09:00:00Z",
+    });
+    const check = async (pr: unknown) => {
+      const path = prFile(mkdtempSync(join(tmpdir(), "taskgate-pr-")), pr);
+      return runCli(["check", "--base", "main", "--head", "pr", "--pr", path, "--format", "json"], repo.dir);
+    };
+    const refusal = (run: CliRun) => {
+      expect(run.code).toBe(3);
+      return run.json<{ pending: { message: string }[] }>().pending[0]!.message;
+    };
+    const permissions = { erin: "write", dave: "write", "dave-gh": "write" };
+    const unlinked = refusal(await check({ author: "carol", reviews: [review("erin"), review("dave")], permissions }));
+    expect(unlinked).toContain(`erin committed ${head.slice(0, 7)}`);
+    expect(unlinked).toContain(`dave is a co-author of ${head.slice(0, 7)} (Co-authored-by)`);
+    // GitHub links the co-author's address to dave-gh: it bars dave-gh, and the trailer's name no one.
+    const commits = [
+      { sha: head, author: { login: "carol" }, co_authors: [{ login: "dave-gh", email: "DAVE@example.com" }] },
+    ];
+    const linked = refusal(await check({ author: "carol", reviews: [review("dave-gh")], permissions, commits }));
+    expect(linked).toContain(`dave-gh is a co-author of ${head.slice(0, 7)} (Co-authored-by)`);
+    const dave = await check({ author: "carol", reviews: [review("dave")], permissions, commits });
+    expect(dave.code).toBe(0);
+    expect(dave.json()).toMatchObject({ records: [{ task: "login", by: "dave" }] });
   });
 
   it("refuses a symlinked artifact committed to git", async () => {

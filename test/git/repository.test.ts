@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { RefNotFoundError, RepositoryError } from "../../src/core/port.js";
+import { coAuthorsOf } from "../../src/core/trailers.js";
 import { GitRepository, type GitChangedFile } from "../../src/git/repository.js";
 
 let root: string;
@@ -445,6 +446,9 @@ describe("commits", () => {
       sha: git(repoDir, ["rev-parse", "feature~1"]),
       author: null,
       gitName: "Bob Builder",
+      gitEmail: "bob@example.com",
+      gitCommitter: { name: "Committer", email: "committer@example.com" },
+      coAuthors: [],
       parents: [mainSha],
       authorEmail: "bob@example.com",
       files: ["tasks/T-1/.state", "tasks/T-2/.state", "tasks/T-3/.state"],
@@ -470,8 +474,53 @@ describe("commits", () => {
     }).trim();
     const commits = await (await GitRepository.open(dir)).commits(base, nameless);
     expect(commits).toEqual([
-      { sha: nameless, author: null, gitName: null, parents: [base], authorEmail: "nobody@example.com", files: [] },
+      {
+        sha: nameless,
+        author: null,
+        gitName: null,
+        gitEmail: "nobody@example.com",
+        gitCommitter: { name: "C", email: "c@example.com" },
+        coAuthors: [],
+        parents: [base],
+        authorEmail: "nobody@example.com",
+        files: [],
+      },
     ]);
+  });
+
+  it("reads committers and the Co-authored-by trailers git finds, as coAuthorsOf reads them", async () => {
+    const dir = await newRepo("trailers");
+    // The repository's own trailer settings change nothing.
+    git(dir, ["config", "trailer.separators", "#"]);
+    await write(dir, "a.md", "a\n");
+    const base = commitAll(dir, "one");
+    const messages = [
+      "two\n\nCo-authored-by: Bob B <bob@example.com>\nco-authored-by : Eve <12+eve@users.noreply.github.com>\nCo-Authored-By: Long\n  Name <long@example.com>\nCo-authored-by: malformed\n",
+      "three\n\nCo-authored-by: Not A <trailer@example.com>\n\nJust text in the last paragraph.\n",
+      "Co-authored-by: Title <title@example.com>\n",
+      "four\r\n\r\nSigned-off-by: Ann <ann@example.com>\r\nnot a trailer\r\nCo-authored-by: Crlf <crlf@example.com>\r\n",
+    ];
+    for (const [index, message] of messages.entries()) {
+      await write(dir, `f${index}.md`, `${index}\n`);
+      git(dir, ["add", "-A"]);
+      git(dir, ["commit", "-q", "--cleanup=verbatim", "-m", message]);
+    }
+    const commits = await (await GitRepository.open(dir)).commits(base, "main");
+    expect(commits.map((commit) => commit.files)).toEqual([["f0.md"], ["f1.md"], ["f2.md"], ["f3.md"]]);
+    expect(commits[0]?.gitCommitter).toEqual({ name: "Committer", email: "committer@example.com" });
+    expect(commits.map((commit) => commit.coAuthors)).toEqual([
+      [
+        { login: null, name: "Bob B", email: "bob@example.com" },
+        { login: null, name: "Eve", email: "12+eve@users.noreply.github.com" },
+        { login: null, name: "Long Name", email: "long@example.com" },
+      ],
+      [],
+      [],
+      [{ login: null, name: "Crlf", email: "crlf@example.com" }],
+    ]);
+    expect(messages.map((message) => coAuthorsOf(message).map((person) => ({ login: null, ...person })))).toEqual(
+      commits.map((commit) => commit.coAuthors),
+    );
   });
 
   it("handles empty commits and clean merges with no files", async () => {

@@ -35,6 +35,8 @@ export interface RecordedRequest {
 
 export interface CheckRun {
   id: number;
+  /** The app that made it: GitHub files a check run under its creator's app, and nobody else may update it. */
+  app: { id: number; slug: string };
   name: string;
   head_sha: string;
   status: string;
@@ -48,6 +50,35 @@ export interface IssueComment {
   id: number;
   body: string;
   user: { login: string; type: string };
+  /** The app whose token wrote it (GitHub's `performed_via_github_app`), `null` for a person. */
+  performed_via_github_app: { id: number; slug: string } | null;
+}
+
+/** Who a token is: its account's login and, for an app's installation token, the app. */
+export interface Actor {
+  readonly login: string;
+  readonly type: "Bot" | "User";
+  readonly app: { id: number; slug: string } | null;
+}
+
+/** The identities tests act as. */
+export const ACTORS: Readonly<Record<string, Actor>> = {
+  "taskgate[bot]": { login: "taskgate[bot]", type: "Bot", app: { id: 1, slug: "taskgate" } },
+  "github-actions[bot]": { login: "github-actions[bot]", type: "Bot", app: { id: 15368, slug: "github-actions" } },
+};
+
+/** A merged pull request of the fake's history (set up by a test). */
+export interface MergedPull {
+  readonly number: number;
+  readonly base: string;
+  readonly head: string;
+  /** The commit that landed it on the base branch (a merge, a squash, or the last of a rebased series). */
+  readonly mergeCommit: string;
+  /** Commits that belong to it (its own, and the rebased copies on the base branch). */
+  readonly commits: readonly string[];
+  readonly author: string;
+  readonly mergedAt: string;
+  readonly reviews?: readonly Review[];
 }
 
 export interface FakeOptions {
@@ -73,13 +104,32 @@ export class FakeGitHub {
   fork: boolean;
   state = "OPEN";
   reviews: Review[] = [];
-  /** GitHub's attribution of commits: sha → login (default: the git author name) and verification. */
-  readonly logins = new Map<string, { login: string | null; type?: string; verified?: boolean }>();
+  /**
+   * GitHub's attribution of commits: sha → author login (default: the git author name), committer
+   * login (default: none linked), and signature verification.
+   */
+  readonly logins = new Map<
+    string,
+    { login: string | null; type?: string; verified?: boolean; committer?: string | null }
+  >();
+  /** E-mail addresses GitHub links to accounts (for `Co-authored-by:` trailers). */
+  readonly emailLogins: Record<string, string> = {};
+  /** Merged pull requests of the history, for the audit (set up by a test). */
+  readonly merged: MergedPull[] = [];
+  /** GitHub's clock: every answer is one second later, and says so in its `Date` header. */
+  now = Date.parse("2026-12-01T10:00:00Z");
   permissions: Record<string, "ADMIN" | "MAINTAIN" | "WRITE" | "TRIAGE" | "READ"> = {};
   teams: Record<string, string[]> = {};
   readonly checkRuns: CheckRun[] = [];
   readonly comments: IssueComment[] = [];
-  readonly statuses: { sha: string; context: string; state: string; description: string; target_url?: string }[] = [];
+  readonly statuses: {
+    sha: string;
+    context: string;
+    state: string;
+    description: string;
+    target_url?: string;
+    creator: { login: string };
+  }[] = [];
   readonly issues: {
     number: number;
     title: string;
@@ -87,6 +137,7 @@ export class FakeGitHub {
     state: string;
     labels: { name: string }[];
     user: { login: string; type: string };
+    performed_via_github_app: { id: number; slug: string } | null;
   }[] = [];
   readonly pulls: {
     number: number;
@@ -95,6 +146,8 @@ export class FakeGitHub {
     state: string;
     title: string;
     body: string;
+    user: { login: string; type: string };
+    performed_via_github_app: { id: number; slug: string } | null;
   }[] = [];
   /** Branches that refuse the bot's commits, as a protected branch does. */
   readonly protectedBranches = new Set<string>();
@@ -113,6 +166,12 @@ export class FakeGitHub {
   commitCap = 250;
   /** Called before each request is answered: lets a test make something happen "meanwhile". */
   onRequest: ((request: RecordedRequest) => void) | undefined;
+  /** Answers held back until a test releases them (computed when asked, delivered later). */
+  private readonly holds: {
+    match: (request: RecordedRequest) => boolean;
+    released: Promise<void>;
+    reached: () => void;
+  }[] = [];
   /** How many teams' members were asked for. */
   teamQueries = 0;
   private nextId = 100;
@@ -130,6 +189,53 @@ export class FakeGitHub {
     this.author = options.author ?? "carol";
     this.bot = options.bot ?? "taskgate[bot]";
     this.fork = options.fork ?? false;
+  }
+
+  /** Who the token asking is (the fake serves one surface at a time). */
+  get identity(): Actor {
+    return ACTORS[this.actor] ?? { login: this.actor, type: "User", app: null };
+  }
+
+  /**
+   * Holds back the answer to the next request that matches: GitHub computes it when asked (from the
+   * state at that moment) and delivers it only once `release` is called. `reached` settles when the
+   * request has been asked.
+   */
+  hold(match: (request: RecordedRequest) => boolean): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let reached!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const asked = new Promise<void>((resolve) => (reached = resolve));
+    this.holds.push({ match, released, reached });
+    return { reached: asked, release };
+  }
+
+  /** A merged pull request of the history (for the audit). */
+  merge(pull: Omit<MergedPull, "mergedAt" | "author"> & { author?: string; mergedAt?: string }): MergedPull {
+    const full: MergedPull = { author: "carol", mergedAt: "2026-11-30T12:00:00Z", ...pull };
+    this.merged.push(full);
+    return full;
+  }
+
+  /** A check run some other app (or a workflow) made, with taskgate's name and marker. */
+  foreignCheckRun(
+    run: Omit<CheckRun, "id" | "app" | "annotations"> & { app?: { id: number; slug: string } },
+  ): CheckRun {
+    const full: CheckRun = { app: { id: 99, slug: "impostor" }, annotations: [], ...run, id: this.nextId++ };
+    this.checkRuns.push(full);
+    return full;
+  }
+
+  /** A comment someone else wrote (a person, or another app when `app` is given). */
+  foreignComment(body: string, login = "mallory", app: { id: number; slug: string } | null = null): IssueComment {
+    const comment: IssueComment = {
+      id: this.nextId++,
+      body,
+      user: { login, type: app ? "Bot" : "User" },
+      performed_via_github_app: app,
+    };
+    this.comments.push(comment);
+    return comment;
   }
 
   /** GraphQL documents that did not validate against GitHub's schema (tests expect none). */
@@ -169,11 +275,28 @@ export class FakeGitHub {
     this.git("reset", "-q", "--hard", `refs/heads/${this.head}`);
   }
 
+  /** The repository's id, as webhook payloads carry it. */
+  readonly repositoryId = 4242;
+
+  /** This pull request as a check event lists it (`check_run.pull_requests[]`). */
+  pullRef(): {
+    number: number;
+    head: { sha: string; ref: string; repo: { id: number } };
+    base: { ref: string; repo: { id: number } };
+  } {
+    return {
+      number: this.number,
+      head: { sha: this.sha(this.head), ref: this.head, repo: { id: this.repositoryId } },
+      base: { ref: this.base, repo: { id: this.repositoryId } },
+    };
+  }
+
   /** A webhook payload from GitHub's examples, pointed at this repository and pull request. */
   payload<T extends Record<string, unknown>>(example: T, overrides: Record<string, unknown> = {}): T {
     const copy = structuredClone(example) as Record<string, unknown>;
     const repository = {
       ...(copy.repository as object),
+      id: this.repositoryId,
       name: this.name,
       full_name: `${this.owner}/${this.name}`,
       owner: { ...((copy.repository as { owner?: object }).owner ?? {}), login: this.owner },
@@ -199,9 +322,22 @@ export class FakeGitHub {
       },
       user: { ...(pr.user as object), login: this.author },
     };
+    // A review event describes the review just given: the latest one of the fake's pull request.
+    const latest = this.reviews.at(-1);
+    const review =
+      copy.review && latest
+        ? {
+            ...(copy.review as object),
+            state: latest.state.toLowerCase(),
+            user: { ...((copy.review as { user?: object }).user ?? {}), login: latest.user?.login ?? "ghost" },
+            commit_id: latest.commit_id,
+            submitted_at: latest.submitted_at,
+          }
+        : copy.review;
     return {
       ...copy,
       repository,
+      ...(review !== undefined && { review }),
       ...(pullRequest && { pull_request: pullRequest }),
       installation: { id: 1, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==" },
       ...overrides,
@@ -212,7 +348,12 @@ export class FakeGitHub {
   install(): void {
     const scope = nock(API).persist();
     for (const method of ["GET", "POST", "PATCH", "DELETE", "PUT"] as const) {
-      scope.intercept(/.*/, method).reply((uri, body) => this.dispatch(method, uri, body));
+      scope.intercept(/.*/, method).reply((uri, body, callback) => {
+        this.respond(method, uri, body).then(
+          (answer) => callback(null, answer as never),
+          (error: Error) => callback(error, [500, { message: error.message }]),
+        );
+      });
     }
   }
 
@@ -239,9 +380,10 @@ export class FakeGitHub {
         } catch {
           // not JSON: keep the text
         }
-        const [status, payload, headers] = this.dispatch(request.method ?? "GET", request.url ?? "/", body);
-        response.writeHead(status, { "content-type": "application/json", ...(headers ?? {}) });
-        response.end(status === 204 ? undefined : JSON.stringify(payload));
+        void this.respond(request.method ?? "GET", request.url ?? "/", body).then(([status, payload, headers]) => {
+          response.writeHead(status, { "content-type": "application/json", ...headers });
+          response.end(status === 204 ? undefined : JSON.stringify(payload));
+        });
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -250,6 +392,24 @@ export class FakeGitHub {
       url: `http://127.0.0.1:${port}`,
       close: () => new Promise<void>((resolve) => server.close(() => resolve())),
     };
+  }
+
+  /**
+   * One request, answered as GitHub would: computed now, stamped with GitHub's clock (`Date`, one
+   * second later than the previous answer), and delivered once any hold on it is released.
+   */
+  async respond(method: string, uri: string, body: unknown): Promise<[number, unknown, Record<string, string>]> {
+    const [status, payload, headers] = this.dispatch(method, uri, body);
+    this.now += 1000;
+    const stamped = { ...(headers ?? {}), date: new Date(this.now).toUTCString() };
+    const last = this.requests.at(-1);
+    const at = last ? this.holds.findIndex((hold) => hold.match(last)) : -1;
+    if (at >= 0) {
+      const [hold] = this.holds.splice(at, 1);
+      hold!.reached();
+      await hold!.released;
+    }
+    return [status, payload, stamped];
   }
 
   /** One request to the fake GitHub: the REST and GraphQL endpoints taskgate uses. */
@@ -276,7 +436,9 @@ export class FakeGitHub {
       if (method === "POST" && route("/statuses/[0-9a-f]+")) return this.createStatus(uri, body as never);
       if (method === "GET" && route("/commits")) return this.listCommits(uri);
       if (method === "GET" && route("/commits/[^/]+")) return this.getCommit(uri);
-      if (method === "GET" && route("/issues/\\d+/comments")) return [200, this.comments.map((c) => ({ ...c }))];
+      if (method === "GET" && route("/issues/\\d+/comments")) return this.listComments(uri);
+      if (method === "GET" && route("/issues/comments/\\d+")) return this.getComment(uri);
+      if (method === "GET" && route("/branches/.+")) return this.getBranch(uri);
       if (method === "POST" && route("/issues/\\d+/comments")) return this.createComment(body as { body: string });
       if (method === "PATCH" && route("/issues/comments/\\d+"))
         return this.updateComment(uri, body as { body: string });
@@ -328,28 +490,80 @@ export class FakeGitHub {
     }
     switch (operation) {
       case "PullRequestFacts":
-        return [200, { data: this.facts() }];
+        return [200, { data: this.facts(body.variables) }];
+      case "PullRequestVersion":
+        return [200, { data: this.version() }];
       case "Batch":
-        return [200, { data: this.batch(body.variables) }];
+        return [200, this.batch(body.variables)];
       case "RecordDecisions":
         return this.createCommit(body.variables.input as never);
       case "DefaultBranch":
         return [
           200,
-          { data: { repository: { defaultBranchRef: { name: this.base, target: { oid: this.sha(this.base) } } } } },
+          {
+            data: {
+              viewer: { login: this.identity.login },
+              repository: {
+                defaultBranchRef: { name: this.defaultBranch, target: { oid: this.sha(this.defaultBranch) } },
+              },
+            },
+          },
         ];
-      case "Authorizations":
-        return [200, { data: { repository: this.authorizations(body.variables) } }];
+      case "Landings":
+        return [200, { data: { repository: this.landings(body.variables) } }];
       default:
         return [200, { errors: [{ message: `the fake does not know ${operation}` }] }];
     }
   }
 
-  private facts(): unknown {
-    const baseTip = this.sha(this.base);
-    const config = this.blobAt(baseTip, ".github/taskgate.yml");
+  /** The default branch (the base unless a test says otherwise). */
+  defaultBranch = "main";
+
+  /** The association GitHub reports for a reviewer: a collaborator when they have a permission. */
+  private association(login: string | undefined): string {
+    const known = Object.keys(this.permissions).some((who) => who.toLowerCase() === login?.toLowerCase());
+    return known ? "COLLABORATOR" : "NONE";
+  }
+
+  /** A comment as GraphQL shows it to the token asking. */
+  private commentNode(comment: IssueComment): unknown {
     return {
+      databaseId: comment.id,
+      viewerDidAuthor: comment.user.login.toLowerCase() === this.identity.login.toLowerCase(),
+      body: comment.body,
+    };
+  }
+
+  private reviewNodes(): unknown[] {
+    return this.reviews.map((review) => {
+      const bot = review.user?.type === "Bot" || review.user?.login.endsWith("[bot]");
+      return {
+        // GraphQL names a bot without its `[bot]` suffix, and a deleted account not at all.
+        author: review.user
+          ? {
+              __typename: bot ? "Bot" : "User",
+              login: bot ? review.user.login.replace(/\[bot\]$/, "") : review.user.login,
+            }
+          : null,
+        authorAssociation: this.association(review.user?.login),
+        state: review.state,
+        commit: review.commit_id ? { oid: review.commit_id } : null,
+        submittedAt: review.submitted_at ?? null,
+        body: review.body ?? "",
+      };
+    });
+  }
+
+  private facts(variables: Record<string, unknown> = {}): unknown {
+    const baseTip = this.sha(this.base);
+    const config = this.blobAt(baseTip, String(variables.configPath ?? ".github/taskgate.yml"));
+    const merged = this.merged.find((pull) => pull.number === variables.number);
+    if (merged) return this.mergedFacts(merged);
+    return {
+      viewer: { login: this.identity.login },
       repository: {
+        nameWithOwner: `${this.owner}/${this.name}`,
+        defaultBranchRef: { name: this.defaultBranch },
         pullRequest: {
           number: this.number,
           state: this.state,
@@ -359,19 +573,83 @@ export class FakeGitHub {
           baseRefName: this.base,
           baseRefOid: baseTip,
           url: `https://github.com/${this.owner}/${this.name}/pull/${this.number}`,
-          author: { login: this.author },
-          headRepository: { nameWithOwner: this.fork ? `${this.author}/${this.name}` : `${this.owner}/${this.name}` },
+          author: { __typename: "User", login: this.author },
+          headRepository: this.headRepository(),
           reviews: {
+            totalCount: this.reviews.length,
             pageInfo: { hasNextPage: false, endCursor: null },
-            nodes: this.reviews.map((review) => ({
-              author: { __typename: review.user?.type === "Bot" ? "Bot" : "User", login: review.user?.login },
+            nodes: this.reviewNodes(),
+          },
+          firstComments: {
+            totalCount: this.comments.length,
+            nodes: this.comments.slice(0, 50).map((comment) => this.commentNode(comment)),
+          },
+          lastComments: { nodes: this.comments.slice(-50).map((comment) => this.commentNode(comment)) },
+          baseRef: { target: { oid: baseTip, file: config ? { object: config } : null } },
+        },
+      },
+    };
+  }
+
+  /** Where the pull request's head lives: this repository, a fork, or nowhere (a deleted fork). */
+  headRepository: () => { nameWithOwner: string } | null = () => ({
+    nameWithOwner: this.fork ? `${this.author}/${this.name}` : `${this.owner}/${this.name}`,
+  });
+
+  private mergedFacts(pull: MergedPull): unknown {
+    return {
+      viewer: { login: this.identity.login },
+      repository: {
+        nameWithOwner: `${this.owner}/${this.name}`,
+        defaultBranchRef: { name: this.defaultBranch },
+        pullRequest: {
+          number: pull.number,
+          state: "MERGED",
+          isCrossRepository: false,
+          headRefName: `pull-${pull.number}`,
+          headRefOid: pull.head,
+          baseRefName: pull.base,
+          baseRefOid: this.sha(pull.base),
+          url: `https://github.com/${this.owner}/${this.name}/pull/${pull.number}`,
+          author: { __typename: "User", login: pull.author },
+          headRepository: { nameWithOwner: `${this.owner}/${this.name}` },
+          reviews: {
+            totalCount: pull.reviews?.length ?? 0,
+            pageInfo: { hasNextPage: false, endCursor: null },
+            nodes: (pull.reviews ?? []).map((review) => ({
+              author: review.user ? { __typename: "User", login: review.user.login } : null,
+              authorAssociation: this.association(review.user?.login),
               state: review.state,
               commit: review.commit_id ? { oid: review.commit_id } : null,
               submittedAt: review.submitted_at ?? null,
               body: review.body ?? "",
             })),
           },
-          baseRef: { target: { oid: baseTip, file: config ? { object: config } : null } },
+          firstComments: { totalCount: 0, nodes: [] },
+          lastComments: { nodes: [] },
+          baseRef: { target: { oid: this.sha(pull.base), file: null } },
+        },
+      },
+    };
+  }
+
+  private version(): unknown {
+    return {
+      repository: {
+        pullRequest: {
+          state: this.state,
+          headRefOid: this.sha(this.head),
+          baseRefName: this.base,
+          reviews: {
+            totalCount: this.reviews.length,
+            pageInfo: { hasNextPage: false, endCursor: null },
+            nodes: this.reviews.map((review) => ({
+              author: review.user ? { login: review.user.login.replace(/\[bot\]$/, "") } : null,
+              state: review.state,
+              submittedAt: review.submitted_at ?? null,
+            })),
+          },
+          lastComments: { nodes: this.comments.slice(-50).map((comment) => this.commentNode(comment)) },
         },
       },
     };
@@ -398,9 +676,17 @@ export class FakeGitHub {
     };
   }
 
+  /** Organizations GitHub knows: those of the teams a test set up, plus any named here. */
+  readonly organizations = new Set<string>();
+
   private batch(variables: Record<string, unknown>): unknown {
     const repository: Record<string, unknown> = {};
     const top: Record<string, unknown> = {};
+    const errors: { type: string; path: string[]; message: string }[] = [];
+    const orgs = new Set([
+      ...this.organizations,
+      ...Object.keys(this.teams).map((team) => team.slice(1).split("/")[0]!),
+    ]);
     for (const [name, value] of Object.entries(variables)) {
       const index = name.slice(1);
       if (/^b\d+$/.test(name)) {
@@ -415,10 +701,22 @@ export class FakeGitHub {
           ([who]) => who.toLowerCase() === login.toLowerCase(),
         )?.[1];
         repository[`p${index}`] = { edges: permission ? [{ permission, node: { login } }] : [] };
+      } else if (/^k\d+$/.test(name)) {
+        repository[`k${index}`] = { oid: String(value), authors: { nodes: this.commitAuthors(String(value)) } };
       } else if (/^o\d+$/.test(name)) {
         this.teamQueries++;
+        const org = String(value);
+        if (!orgs.has(org)) {
+          top[`t${index}`] = null;
+          errors.push({
+            type: "NOT_FOUND",
+            path: [`t${index}`],
+            message: `Could not resolve to an Organization with the login of '${org}'.`,
+          });
+          continue;
+        }
         const slug = String(variables[`t${index}`]);
-        const members = this.teams[`@${String(value)}/${slug}`];
+        const members = this.teams[`@${org}/${slug}`];
         top[`t${index}`] = {
           team: members
             ? { members: { totalCount: members.length, nodes: members.map((login) => ({ login })) } }
@@ -426,30 +724,43 @@ export class FakeGitHub {
         };
       }
     }
-    return { repository, ...top };
+    return { data: { repository, ...top }, ...(errors.length > 0 && { errors }) };
+  }
+
+  /** The authors GitHub links to a commit: the git author, then each `Co-authored-by:` trailer. */
+  private commitAuthors(sha: string): unknown[] {
+    const text = this.git(
+      "log",
+      "-1",
+      "--format=%an%x00%ae%x00%(trailers:key=Co-authored-by,valueonly,separator=%x01)",
+      sha,
+    );
+    const [name, email, trailers] = text.split("\u0000");
+    const people = [{ name: name!, email: email! }];
+    for (const value of (trailers ?? "").split("\u0001").filter(Boolean)) {
+      const match = /^(.*?)\s*<([^>]+)>$/.exec(value.trim());
+      if (match) people.push({ name: match[1]!, email: match[2]! });
+    }
+    return people.map((person) => {
+      const login = this.emailLogins[person.email.toLowerCase()];
+      return { name: person.name, email: person.email, user: login ? { login } : null };
+    });
   }
 
   private compare(uri: string): [number, unknown] {
     const basehead = decodeURIComponent(uri.split("/compare/")[1]!.split("?")[0]!);
     const [base, head] = basehead.split("...");
-    const mergeBase = this.git("merge-base", base!, head!);
-    const log = this.git("log", "--reverse", "--topo-order", "--format=%H %P%x00%an", `${mergeBase}..${head}`);
-    const commits = log
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => {
-        const [shas, name] = line.split("\u0000");
-        const [sha, ...parents] = shas!.split(" ");
-        const who = this.logins.get(sha!) ?? { login: name ?? null };
-        return {
-          sha,
-          author: who.login
-            ? { login: who.login, type: who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User") }
-            : null,
-          parents: parents.filter(Boolean).map((parent) => ({ sha: parent })),
-          commit: { author: { name }, verification: { verified: who.verified ?? false } },
-        };
-      });
+    let mergeBase: string;
+    let shas: string[];
+    try {
+      mergeBase = this.git("merge-base", base!, head!);
+      shas = this.git("log", "--reverse", "--topo-order", "--format=%H", `${mergeBase}..${head}`)
+        .split("\n")
+        .filter(Boolean);
+    } catch {
+      return [404, { message: "Not Found" }];
+    }
+    const commits = shas.map((sha) => this.commitJson(sha));
     return [
       200,
       {
@@ -532,7 +843,7 @@ export class FakeGitHub {
         env: {
           ...env,
           GIT_AUTHOR_NAME: this.actor,
-          GIT_AUTHOR_EMAIL: "bot@example.com",
+          GIT_AUTHOR_EMAIL: `1+${this.actor}@users.noreply.github.com`,
           GIT_COMMITTER_NAME: "GitHub",
           GIT_COMMITTER_EMAIL: "noreply@github.com",
         },
@@ -541,20 +852,29 @@ export class FakeGitHub {
       .toString("utf8")
       .trim();
     run(["update-ref", ref, commit, current]);
-    this.logins.set(commit, { login: this.actor, type: "Bot", verified: true });
+    // GitHub commits for the token's account, as web-flow, and signs the commit.
+    this.logins.set(commit, { login: this.actor, type: "Bot", verified: true, committer: "web-flow" });
     return [200, { data: { createCommitOnBranch: { commit: { oid: commit } } } }];
   }
 
   private commitJson(sha: string, files?: string[]): unknown {
-    const [line] = this.git("log", "-1", "--format=%H %P%x00%an", sha).split("\n");
-    const [shas, name] = line!.split("\u0000");
+    const line = this.git("log", "-1", "--format=%H %P%x00%an%x00%ae%x00%cn%x00%ce%x00%T%x00%B", sha);
+    const [shas, name, email, committerName, committerEmail, tree, message] = line.split("\u0000");
     const [, ...parents] = shas!.split(" ");
     const who = this.logins.get(sha) ?? { login: name ?? null };
+    const committer = who.committer ?? null;
     return {
       sha,
       author: who.login ? { login: who.login, type: who.type ?? (who.login.endsWith("[bot]") ? "Bot" : "User") } : null,
+      committer: committer ? { login: committer, type: committer.endsWith("[bot]") ? "Bot" : "User" } : null,
       parents: parents.filter(Boolean).map((parent) => ({ sha: parent })),
-      commit: { author: { name }, verification: { verified: who.verified ?? false } },
+      commit: {
+        author: { name, email },
+        committer: { name: committerName, email: committerEmail },
+        message: (message ?? "").replace(/\n$/, ""),
+        tree: { sha: tree },
+        verification: { verified: who.verified ?? false },
+      },
       ...(files && { files: files.map((filename) => ({ filename })) }),
     };
   }
@@ -570,48 +890,74 @@ export class FakeGitHub {
 
   private getCommit(uri: string): [number, unknown] {
     const sha = this.sha(decodeURIComponent(uri.split("/commits/")[1]!.split("?")[0]!));
-    const files = this.git("diff-tree", "--no-commit-id", "--name-only", "-r", "-m", "--root", sha)
+    const files = this.git("diff-tree", "--no-commit-id", "--name-only", "-r", "--first-parent", "--root", sha)
       .split("\n")
       .filter(Boolean);
     return [200, this.commitJson(sha, [...new Set(files)])];
   }
 
-  /** Commits that belong to a merged pull request whose taskgate check passed (set by the test). */
-  readonly passedMerges = new Set<string>();
-
-  private authorizations(variables: Record<string, unknown>): unknown {
+  /**
+   * For each commit: the merged pull requests it belongs to, with the check suites of the asked app
+   * on each one's head (from the fake's check runs, which carry their app), and whether the object
+   * expression (the config at the commit's parent) exists.
+   */
+  private landings(variables: Record<string, unknown>): unknown {
     const out: Record<string, unknown> = {};
+    const appId = variables.appId;
+    const checkName = variables.checkName;
     for (const [name, value] of Object.entries(variables)) {
+      if (/^e\d+$/.test(name)) {
+        try {
+          out[name] = { oid: this.git("rev-parse", "--verify", "--quiet", String(value)) };
+        } catch {
+          out[name] = null;
+        }
+        continue;
+      }
       if (!/^c\d+$/.test(name)) continue;
       const oid = String(value);
-      const passed = this.passedMerges.has(oid);
+      const pulls = this.merged.filter((pull) => pull.mergeCommit === oid || pull.commits.includes(oid));
       out[name] = {
         oid,
         associatedPullRequests: {
-          nodes: passed
-            ? [
-                {
-                  number: 1,
-                  merged: true,
-                  baseRefName: this.base,
-                  commits: {
-                    nodes: [
-                      {
-                        commit: {
-                          statusCheckRollup: {
-                            contexts: {
-                              nodes: [
-                                { __typename: "CheckRun", name: `taskgate: ${this.base}`, conclusion: "SUCCESS" },
-                              ],
+          nodes: pulls.map((pull) => ({
+            number: pull.number,
+            merged: true,
+            mergedAt: pull.mergedAt,
+            baseRefName: pull.base,
+            headRefOid: pull.head,
+            author: { __typename: "User", login: pull.author },
+            mergeCommit: { oid: pull.mergeCommit },
+            ...(appId !== undefined && {
+              commits: {
+                nodes: [
+                  {
+                    commit: {
+                      oid: pull.head,
+                      checkSuites: {
+                        nodes: [
+                          ...new Set(
+                            this.checkRuns.filter((run) => run.head_sha === pull.head).map((run) => run.app.id),
+                          ),
+                        ]
+                          .filter((id) => id === appId)
+                          .map((id) => ({
+                            app: { databaseId: id },
+                            checkRuns: {
+                              nodes: this.checkRuns
+                                .filter(
+                                  (run) => run.head_sha === pull.head && run.app.id === id && run.name === checkName,
+                                )
+                                .map((run) => ({ name: run.name, conclusion: run.conclusion.toUpperCase() })),
                             },
-                          },
-                        },
+                          })),
                       },
-                    ],
+                    },
                   },
-                },
-              ]
-            : [],
+                ],
+              },
+            }),
+          })),
         },
       };
     }
@@ -634,7 +980,7 @@ export class FakeGitHub {
     body: { state: string; context: string; description: string; target_url?: string },
   ): [number, unknown] {
     const sha = uri.split("/statuses/")[1]!.split("?")[0]!;
-    const status = { sha, ...body };
+    const status = { sha, ...body, creator: { login: this.identity.login } };
     this.statuses.push(status);
     return [201, status];
   }
@@ -646,7 +992,8 @@ export class FakeGitHub {
       body: body.body,
       state: "open",
       labels: (body.labels ?? []).map((name) => ({ name })),
-      user: { login: this.actor, type: "Bot" },
+      user: { login: this.identity.login, type: this.identity.type },
+      performed_via_github_app: this.identity.app,
     };
     this.issues.push(issue);
     return [201, issue];
@@ -679,6 +1026,8 @@ export class FakeGitHub {
       state: "open",
       title: body.title,
       body: body.body,
+      user: { login: this.identity.login, type: this.identity.type },
+      performed_via_github_app: this.identity.app,
     };
     this.pulls.push(pull);
     return [201, pull];
@@ -686,16 +1035,22 @@ export class FakeGitHub {
 
   private listChecks(uri: string): [number, unknown] {
     const ref = decodeURIComponent(uri.split("/commits/")[1]!.split("/")[0]!);
-    const name = new URL(uri, API).searchParams.get("check_name");
-    const runs = this.checkRuns.filter((run) => run.head_sha === ref && (!name || run.name === name));
+    const params = new URL(uri, API).searchParams;
+    const name = params.get("check_name");
+    const app = params.get("app_id");
+    const runs = this.checkRuns.filter(
+      (run) => run.head_sha === ref && (!name || run.name === name) && (!app || run.app.id === Number(app)),
+    );
     return [200, { total_count: runs.length, check_runs: runs.map((run) => ({ ...run })) }];
   }
 
   private createCheck(
     body: CheckRun & { output: { title: string; summary: string; annotations?: unknown[] } },
   ): [number, unknown] {
+    if (!this.identity.app) return [403, { message: "Resource not accessible by integration" }];
     const run: CheckRun = {
       id: this.nextId++,
+      app: this.identity.app,
       name: body.name,
       head_sha: body.head_sha,
       status: body.status,
@@ -719,6 +1074,8 @@ export class FakeGitHub {
     const id = Number(uri.split("/check-runs/")[1]);
     const run = this.checkRuns.find((item) => item.id === id);
     if (!run) return [404, { message: "Not Found" }];
+    // GitHub lets only the app that created a check run update it.
+    if (run.app.id !== this.identity.app?.id) return [403, { message: "Invalid app_id" }];
     if (body.conclusion) run.conclusion = body.conclusion;
     if (body.output) {
       run.annotations.push(...(body.output.annotations ?? []));
@@ -731,8 +1088,40 @@ export class FakeGitHub {
     return [200, run];
   }
 
+  private listComments(uri: string): [number, unknown] {
+    const params = new URL(uri, API).searchParams;
+    const size = Number(params.get("per_page") ?? 30);
+    const page = Number(params.get("page") ?? 1);
+    return [200, this.comments.slice((page - 1) * size, page * size).map((comment) => ({ ...comment }))];
+  }
+
+  private getComment(uri: string): [number, unknown] {
+    const comment = this.comments.find((item) => item.id === Number(uri.split("/comments/")[1]!.split("?")[0]));
+    return comment ? [200, { ...comment }] : [404, { message: "Not Found" }];
+  }
+
+  private getBranch(uri: string): [number, unknown] {
+    const branch = decodeURIComponent(uri.split("/branches/")[1]!.split("?")[0]!);
+    try {
+      this.git("rev-parse", "--verify", "--quiet", `refs/heads/${branch}`);
+    } catch {
+      return [404, { message: "Branch not found" }];
+    }
+    return [200, { name: branch, protected: this.protectedBranches.has(branch) }];
+  }
+
+  /** Another app's comment may not be edited or deleted with this token (GitHub refuses it). */
+  private foreign(comment: IssueComment): boolean {
+    return comment.performed_via_github_app !== null && comment.performed_via_github_app.id !== this.identity.app?.id;
+  }
+
   private createComment(body: { body: string }): [number, unknown] {
-    const comment = { id: this.nextId++, body: body.body, user: { login: this.actor, type: "Bot" } };
+    const comment: IssueComment = {
+      id: this.nextId++,
+      body: body.body,
+      user: { login: this.identity.login, type: this.identity.type },
+      performed_via_github_app: this.identity.app,
+    };
     this.comments.push(comment);
     return [201, comment];
   }
@@ -740,6 +1129,7 @@ export class FakeGitHub {
   private updateComment(uri: string, body: { body: string }): [number, unknown] {
     const comment = this.comments.find((item) => item.id === Number(uri.split("/comments/")[1]));
     if (!comment) return [404, { message: "Not Found" }];
+    if (this.foreign(comment)) return [403, { message: "Resource not accessible by integration" }];
     comment.body = body.body;
     return [200, comment];
   }
@@ -747,6 +1137,7 @@ export class FakeGitHub {
   private deleteComment(uri: string): [number, unknown] {
     const at = this.comments.findIndex((item) => item.id === Number(uri.split("/comments/")[1]));
     if (at < 0) return [404, { message: "Not Found" }];
+    if (this.foreign(this.comments[at]!)) return [403, { message: "Resource not accessible by integration" }];
     this.comments.splice(at, 1);
     return [204, ""];
   }

@@ -10,23 +10,26 @@ export interface TempRepo {
   git(...args: string[]): string;
   write(files: Record<string, string | null>): void;
   symlink(path: string, target: string): void;
-  commit(message: string, author?: string): string;
+  /** Commits everything as `author` (default carol), committed by `committer` (default the author). */
+  commit(message: string, author?: string, committer?: string): string;
   remove(): void;
 }
 
 export function tempRepo(): TempRepo {
   const dir = mkdtempSync(join(tmpdir(), "taskgate-test-"));
-  const env = (author: string) => ({
+  const env = (author: string, committer = author) => ({
     ...process.env,
     GIT_AUTHOR_NAME: author,
     GIT_AUTHOR_EMAIL: `${author.replace(/[^a-z0-9]/gi, "")}@example.com`,
-    GIT_COMMITTER_NAME: author,
-    GIT_COMMITTER_EMAIL: `${author.replace(/[^a-z0-9]/gi, "")}@example.com`,
+    GIT_COMMITTER_NAME: committer,
+    GIT_COMMITTER_EMAIL: `${committer.replace(/[^a-z0-9]/gi, "")}@example.com`,
     GIT_CONFIG_NOSYSTEM: "1",
     HOME: dir,
   });
   let author = "carol";
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, env: env(author), encoding: "utf8" }).trim();
+  let committer: string | undefined;
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, env: env(author, committer), encoding: "utf8" }).trim();
   git("init", "-q", "-b", "main");
   return {
     dir,
@@ -47,10 +50,12 @@ export function tempRepo(): TempRepo {
       rmSync(full, { force: true });
       symlinkSync(target, full);
     },
-    commit(message, who = "carol") {
+    commit(message, who = "carol", by) {
       author = who;
+      committer = by;
       git("add", "-A");
       git("commit", "-q", "--allow-empty", "-m", message);
+      committer = undefined;
       return git("rev-parse", "HEAD");
     },
     remove() {

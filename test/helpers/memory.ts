@@ -96,6 +96,11 @@ export interface Step {
   /** GitHub login; `null`: GitHub names nobody. Default: the PR's author. */
   readonly author?: string | null;
   readonly gitName?: string;
+  readonly gitEmail?: string;
+  /** GitHub login of the committer (`null`: GitHub links nobody); default: unknown. */
+  readonly committer?: string | null;
+  readonly gitCommitter?: PrCommit["gitCommitter"];
+  readonly coAuthors?: PrCommit["coAuthors"];
   readonly verified?: boolean;
   /** Default: the previous step (the first step's parent is `base`). */
   readonly parents?: string[];
@@ -135,6 +140,10 @@ export function prHistory(
       parents,
       files: Object.keys(step.changes ?? step.files ?? {}),
       ...(step.gitName !== undefined && { gitName: step.gitName }),
+      ...(step.gitEmail !== undefined && { gitEmail: step.gitEmail }),
+      ...(step.committer !== undefined && { committer: step.committer }),
+      ...(step.gitCommitter !== undefined && { gitCommitter: step.gitCommitter }),
+      ...(step.coAuthors !== undefined && { coAuthors: step.coAuthors }),
       ...(step.verified !== undefined && { verified: step.verified }),
     });
     previous = step.sha;

@@ -77,7 +77,12 @@ export function createBoardModel(config: Config): WorkflowModel {
         entry.history.forEach((item, index) => {
           if (item.action !== "approve" && item.action !== "reject" && item.action !== "unblock") return;
           if (deepEqual(old[index], item)) return;
-          out.push({ task: id, path: options.ledger, what: `${item.action} by ${item.by} at ${item.at}` });
+          out.push({
+            task: id,
+            path: options.ledger,
+            what: `${item.action} by ${item.by} at ${item.at}`,
+            ...(typeof item.at === "string" && { at: item.at }),
+          });
         });
       }
       return out;
