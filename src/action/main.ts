@@ -80,9 +80,11 @@ async function run(env: NodeJS.ProcessEnv, core: Runner, inputs: Inputs, api: Gi
     report = outcome.report;
     core.summary(outcome.output?.summary ?? checkOutput(report).summary);
     annotate(core, report);
-    setOutputs(core, env, report.conclusion, report.violations.length, report);
-    if (report.conclusion === "failure") core.fail(`taskgate: ${outcome.output?.title ?? "problems found"}`);
-    else if (report.conclusion === "action_required") {
+    // What GitHub was (or would have been) shown: approvals that cannot be recorded still wait.
+    const conclusion = outcome.output?.conclusion ?? report.conclusion;
+    setOutputs(core, env, conclusion, report.violations.length, report);
+    if (conclusion === "failure") core.fail(`taskgate: ${outcome.output?.title ?? "problems found"}`);
+    else if (conclusion === "action_required") {
       if (fork) core.fail(`taskgate: ${outcome.output?.title}; approvals cannot be recorded on a fork's pull request`);
       else core.warning(`taskgate: ${outcome.output?.title}`);
     }
@@ -166,11 +168,8 @@ function setOutputs(
   core.output("violations", String(violations));
   if (report) {
     const path = join(env.RUNNER_TEMP ?? env.TMPDIR ?? "/tmp", "taskgate-report.json");
-    const { conclusion: c, violations: v, pending, transitions, records } = report;
-    writeFileSync(
-      path,
-      `${JSON.stringify({ conclusion: c, violations: v, pending, transitions, records }, null, 2)}\n`,
-    );
+    const { violations: v, pending, transitions, records } = report;
+    writeFileSync(path, `${JSON.stringify({ conclusion, violations: v, pending, transitions, records }, null, 2)}\n`);
     core.output("report", path);
   }
 }

@@ -186,8 +186,10 @@ describe("4. a result computed from older facts never replaces one computed from
   it("a stale write that lands after a newer one is judged again and corrected", async () => {
     const { fake, green } = await recorded();
     // The old delivery's write is held until the newer delivery has written.
+    // The old delivery's write reaches GitHub only after the newer delivery has written.
     const staleWrite = fake.hold(
       (request: RecordedRequest) => request.method === "PATCH" && request.path.includes("/check-runs/"),
+      "before",
     );
     const old = testProbot().receive(event(fake, "pull_request", "synchronize"));
     // The synchronize re-judges the same green head: unchanged, so it writes nothing; force a write
@@ -357,8 +359,11 @@ describe("9. closed or refuted", () => {
         `2026-11-30T0${Math.floor(index / 10)}:${String(index % 10).padStart(2, "0")}:00Z`,
       );
     }
-    const last = fake.sha("feature");
-    fake.review("bob", "APPROVED", last, "2026-11-30T10:00:00Z");
+    const reviewed = fake.sha("feature");
+    fake.review("bob", "APPROVED", reviewed, "2026-11-30T10:00:00Z");
+    // A later push that leaves the task alone: bob's review stays fresh, judged at the commit he saw.
+    repo.write({ "tasks/other/.state": "new\n" });
+    repo.commit("another task", "carol");
     await testProbot().receive(submitted(fake));
     expect(fake.apiRequests.filter((request) => request.operation === "RecordDecisions")).toHaveLength(1);
     expect(fake.git("show", "feature:tasks/login/.state.approvals")).toContain("|bob");

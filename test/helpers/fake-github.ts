@@ -171,6 +171,8 @@ export class FakeGitHub {
     match: (request: RecordedRequest) => boolean;
     released: Promise<void>;
     reached: () => void;
+    /** `before`: the request reaches GitHub late (a write in transit); `after`: its answer does. */
+    when: "before" | "after";
   }[] = [];
   /** How many teams' members were asked for. */
   teamQueries = 0;
@@ -201,12 +203,15 @@ export class FakeGitHub {
    * state at that moment) and delivers it only once `release` is called. `reached` settles when the
    * request has been asked.
    */
-  hold(match: (request: RecordedRequest) => boolean): { reached: Promise<void>; release: () => void } {
+  hold(
+    match: (request: RecordedRequest) => boolean,
+    when: "before" | "after" = "after",
+  ): { reached: Promise<void>; release: () => void } {
     let release!: () => void;
     let reached!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const asked = new Promise<void>((resolve) => (reached = resolve));
-    this.holds.push({ match, released, reached });
+    this.holds.push({ match, released, reached, when });
     return { reached: asked, release };
   }
 
@@ -399,11 +404,22 @@ export class FakeGitHub {
    * second later than the previous answer), and delivered once any hold on it is released.
    */
   async respond(method: string, uri: string, body: unknown): Promise<[number, unknown, Record<string, string>]> {
+    const operation =
+      method === "POST" && uri.split("?")[0] === "/graphql"
+        ? (/(?:query|mutation)\s+(\w+)/.exec((body as { query?: string } | undefined)?.query ?? "")?.[1] ?? "anonymous")
+        : undefined;
+    const asked: RecordedRequest = { method, path: uri.split("?")[0]!, ...(operation && { operation }) };
+    const early = this.holds.findIndex((hold) => hold.when === "before" && hold.match(asked));
+    if (early >= 0) {
+      const [hold] = this.holds.splice(early, 1);
+      hold!.reached();
+      await hold!.released;
+    }
     const [status, payload, headers] = this.dispatch(method, uri, body);
     this.now += 1000;
     const stamped = { ...(headers ?? {}), date: new Date(this.now).toUTCString() };
     const last = this.requests.at(-1);
-    const at = last ? this.holds.findIndex((hold) => hold.match(last)) : -1;
+    const at = last ? this.holds.findIndex((hold) => hold.when === "after" && hold.match(last)) : -1;
     if (at >= 0) {
       const [hold] = this.holds.splice(at, 1);
       hold!.reached();
@@ -890,7 +906,11 @@ export class FakeGitHub {
 
   private getCommit(uri: string): [number, unknown] {
     const sha = this.sha(decodeURIComponent(uri.split("/commits/")[1]!.split("?")[0]!));
-    const files = this.git("diff-tree", "--no-commit-id", "--name-only", "-r", "--first-parent", "--root", sha)
+    // Against the first parent, as GitHub shows a merge commit's files.
+    const parent = this.git("rev-list", "--parents", "-n", "1", sha).split(" ")[1];
+    const files = (
+      parent ? this.git("diff", "--name-only", parent, sha) : this.git("ls-tree", "-r", "--name-only", sha)
+    )
       .split("\n")
       .filter(Boolean);
     return [200, this.commitJson(sha, [...new Set(files)])];
