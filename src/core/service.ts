@@ -81,6 +81,8 @@ export interface CheckRequest {
   readonly base: string;
   readonly head: string;
   readonly pr?: PrInput;
+  /** Where the config lives (default `.github/taskgate.yml`). */
+  readonly configPath?: string;
 }
 
 /**
@@ -90,8 +92,10 @@ export interface CheckRequest {
 export async function checkPullRequest(repo: TaskRepository, request: CheckRequest): Promise<Report> {
   const baseSha = await repo.resolve(request.base);
   const headSha = await repo.resolve(request.head);
-  const loaded = await loadConfig(repo, baseSha);
-  if (!loaded) return neutralReport(`taskgate is not configured on ${request.base} (no ${CONFIG_PATH})`);
+  const loaded = await loadConfig(repo, baseSha, request.configPath);
+  if (!loaded) {
+    return neutralReport(`taskgate is not configured on ${request.base} (no ${request.configPath ?? CONFIG_PATH})`);
+  }
   const mergeBase = (await repo.mergeBase(baseSha, headSha)) ?? baseSha;
   const [files, gitCommits] = await Promise.all([
     repo.changedFiles(mergeBase, headSha),

@@ -289,6 +289,7 @@ async function judgeAgain(scan: Scan, group: Group): Promise<string | undefined>
   const report = await checkPullRequest(reader, {
     base: group.base,
     head: pull.headRefOid,
+    configPath: scan.configPath,
     pr: {
       author: facts.author,
       reviews,
@@ -300,7 +301,8 @@ async function judgeAgain(scan: Scan, group: Group): Promise<string | undefined>
       teams: known.teams,
     },
   });
-  if (report.conclusion === "success" || report.conclusion === "neutral") return undefined;
+  // The config was there at the merge (only such landings are judged): anything but a pass is a miss.
+  if (report.conclusion === "success") return undefined;
   return `through pull request #${pull.number}, which taskgate judges "${report.conclusion}" from its base at the merge, its head ${pull.headRefOid.slice(0, 7)} and its reviews (${report.summary})`;
 }
 
