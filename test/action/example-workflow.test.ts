@@ -123,4 +123,54 @@ describe("the example workflow of this repository", () => {
     expect(run.outputs.conclusion).toBe("failure");
     expect(fake.statuses.at(-1)).toMatchObject({ state: "failure", context: "taskgate: main" });
   });
+
+  it("never counts an approval by someone who committed to the pull request", async () => {
+    const repo = exampleRepo();
+    repo.git("checkout", "-q", "-b", "rate-limit-spec");
+    repo.write({ [`${rateLimit}/.state`]: "research:awaiting_approval\n" });
+    const ready = repo.commit("rate-limit: research ready", "carol", "bob");
+    const fake = fakeOf(repo, "rate-limit-spec");
+    fake.logins.set(ready, { login: "carol", committer: "bob" });
+    fake.permissions.bob = "WRITE";
+    fake.review("bob", "APPROVED", ready, "2026-11-30T10:00:00Z");
+    const run = await runBundle(
+      cleanups,
+      fake,
+      { name: "pull_request_review", payload: fake.payload(example("pull_request_review", "submitted")) },
+      inputs,
+    );
+    expect(run.outputs.conclusion).toBe("action_required");
+    expect(fake.sha("rate-limit-spec")).toBe(ready);
+    expect(run.summary).toContain(`bob committed ${ready.slice(0, 7)}`);
+  });
+
+  it("judges a pull request whose head repository is gone read-only, and keeps its text inert", async () => {
+    const repo = exampleRepo();
+    repo.git("checkout", "-q", "-b", "from-a-fork");
+    repo.write({ "examples/phases/tasks/rate-limit/@acme leads [x](https://evil.example).md": "hi\n" });
+    repo.commit("a note", "carol");
+    const fake = fakeOf(repo, "from-a-fork");
+    fake.headRepository = () => null;
+    const payload = fake.payload(example("pull_request", "opened")) as { pull_request: { head: { repo: unknown } } };
+    payload.pull_request.head.repo = null;
+    const run = await runBundle(cleanups, fake, { name: "pull_request_target", payload }, inputs);
+    expect(fake.statuses).toEqual([]);
+    expect(fake.comments).toEqual([]);
+    expect(run.summary).not.toMatch(/@[A-Za-z0-9]/);
+    expect(run.summary).not.toMatch(/https?:\/\//);
+  });
+
+  it("reports a record the bot committed to the default branch directly", async () => {
+    const repo = exampleRepo();
+    repo.write({
+      [`${reset}/.state`]: "design:approved\n",
+      [`${reset}/.state.approvals`]: `${readFileSync(join(ROOT, reset, ".state.approvals"), "utf8")}design:approved|2026-11-30T10:00:00Z|bob\n`,
+    });
+    const record = repo.commit("taskgate: record 1 decision(s)", "github-actions[bot]");
+    const fake = fakeOf(repo, "main");
+    fake.logins.set(record, { login: "github-actions[bot]", type: "Bot", verified: true, committer: "web-flow" });
+    const run = await runBundle(cleanups, fake, schedule, inputs, repo.dir);
+    expect(run.code).toBe(1);
+    expect(fake.issues[0]!.body).toContain("not a follow-up of main");
+  });
 });
