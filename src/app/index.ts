@@ -10,6 +10,7 @@ import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, judgedAlready, type Trigger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
+import { guarded } from "./guard.js";
 
 const PULL_REQUEST_EVENTS = [
   "pull_request.opened",
@@ -61,61 +62,80 @@ function ownPullRequests(
 }
 
 export const app: ApplicationFunction = (probot) => {
-  probot.on([...PULL_REQUEST_EVENTS], async (context) => {
-    const { pull_request: pr, sender } = context.payload;
-    // An edited title or body changes nothing taskgate judges; a new base does.
-    if (context.payload.action === "edited" && !("changes" in context.payload && context.payload.changes.base)) return;
-    // The App's own push (its record commit) was judged by the delivery that made it.
-    if (
-      context.payload.action === "synchronize" &&
-      sender?.type === "Bot" &&
-      (await judgedAlready(await apiOf(context), pr.base.ref, pr.head.sha))
-    ) {
-      return;
-    }
-    await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }), headSha: pr.head.sha });
-  });
+  probot.on(
+    [...PULL_REQUEST_EVENTS],
+    guarded("pull request", async (context: Context<"pull_request">) => {
+      const { pull_request: pr, sender } = context.payload;
+      // An edited title or body changes nothing taskgate judges; a new base does.
+      if (context.payload.action === "edited" && !("changes" in context.payload && context.payload.changes.base))
+        return;
+      // The App's own push (its record commit) was judged by the delivery that made it.
+      if (
+        context.payload.action === "synchronize" &&
+        sender?.type === "Bot" &&
+        (await judgedAlready(await apiOf(context), pr.base.ref, pr.head.sha))
+      ) {
+        return;
+      }
+      await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }), headSha: pr.head.sha });
+    }),
+  );
 
-  probot.on([...REVIEW_EVENTS], async (context) => {
-    const { pull_request: pr, sender, review } = context.payload;
-    // A comment review decides nothing, and an edited review keeps its state: neither changes a result.
-    if (context.payload.action === "edited") return;
-    if (context.payload.action === "submitted" && review.state.toLowerCase() === "commented") return;
-    await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }) });
-  });
+  probot.on(
+    [...REVIEW_EVENTS],
+    guarded("review", async (context: Context<"pull_request_review">) => {
+      const { pull_request: pr, sender, review } = context.payload;
+      // A comment review decides nothing, and an edited review keeps its state: neither changes a result.
+      if (context.payload.action === "edited") return;
+      if (context.payload.action === "submitted" && review.state.toLowerCase() === "commented") return;
+      await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }) });
+    }),
+  );
 
-  probot.on("check_run.rerequested", async (context) => {
-    const { check_run: checkRun, repository, sender } = context.payload;
-    if (checkRun.app?.id !== (await appIdOf(context))) return;
-    await run(context, ownPullRequests(checkRun.pull_requests, repository), { record: true, sender: sender?.login });
-  });
+  probot.on(
+    "check_run.rerequested",
+    guarded("check run", async (context: Context<"check_run.rerequested">) => {
+      const { check_run: checkRun, repository, sender } = context.payload;
+      if (checkRun.app?.id !== (await appIdOf(context))) return;
+      await run(context, ownPullRequests(checkRun.pull_requests, repository), { record: true, sender: sender?.login });
+    }),
+  );
 
-  probot.on("check_suite.rerequested", async (context) => {
-    const { check_suite: suite, repository, sender } = context.payload;
-    if (suite.app?.id !== (await appIdOf(context))) return;
-    await run(context, ownPullRequests(suite.pull_requests, repository), { record: true, sender: sender?.login });
-  });
+  probot.on(
+    "check_suite.rerequested",
+    guarded("check suite", async (context: Context<"check_suite.rerequested">) => {
+      const { check_suite: suite, repository, sender } = context.payload;
+      if (suite.app?.id !== (await appIdOf(context))) return;
+      await run(context, ownPullRequests(suite.pull_requests, repository), { record: true, sender: sender?.login });
+    }),
+  );
 
   // After a merge: unblocks and status files on the default branch. Idempotent, so the bot's own
   // push finds nothing left to do.
-  probot.on("push", async (context) => {
-    const { ref, repository, deleted } = context.payload;
-    if (deleted || ref !== `refs/heads/${repository.default_branch}`) return;
-    const outcome = await followUp(await apiOf(context), { log: context.log });
-    context.log.info(
-      `follow-ups on ${outcome.branch} at ${outcome.sha.slice(0, 7)}: ${outcome.files.length} file(s)` +
-        (outcome.committed ? `, committed ${outcome.committed.slice(0, 7)}` : "") +
-        (outcome.pullRequest ? `, sync pull request #${outcome.pullRequest}` : "") +
-        (outcome.refused ? `; ${outcome.refused}` : ""),
-    );
-  });
+  probot.on(
+    "push",
+    guarded("push", async (context: Context<"push">) => {
+      const { ref, repository, deleted } = context.payload;
+      if (deleted || ref !== `refs/heads/${repository.default_branch}`) return;
+      const outcome = await followUp(await apiOf(context), { log: context.log });
+      context.log.info(
+        `follow-ups on ${outcome.branch} at ${outcome.sha.slice(0, 7)}: ${outcome.files.length} file(s)` +
+          (outcome.committed ? `, committed ${outcome.committed.slice(0, 7)}` : "") +
+          (outcome.pullRequest ? `, sync pull request #${outcome.pullRequest}` : "") +
+          (outcome.refused ? `; ${outcome.refused}` : ""),
+      );
+    }),
+  );
 
   // The audit of the default branch, on demand or on a schedule: a scheduled workflow (or anyone
   // with write access) sends a repository dispatch of type `taskgate-audit`.
-  probot.on("repository_dispatch", async (context) => {
-    if (context.payload.action !== "taskgate-audit") return;
-    await auditDefaultBranch(await apiOf(context), { log: context.log });
-  });
+  probot.on(
+    "repository_dispatch",
+    guarded("audit", async (context: Context<"repository_dispatch">) => {
+      if (context.payload.action !== "taskgate-audit") return;
+      await auditDefaultBranch(await apiOf(context), { log: context.log });
+    }),
+  );
 };
 
 export default app;

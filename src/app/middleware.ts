@@ -1,11 +1,23 @@
 /**
  * taskgate as a Node request handler, for serverless platforms and existing HTTP servers: Probot's
  * `createNodeMiddleware` around the same app, configured from the environment (APP_ID, PRIVATE_KEY,
- * WEBHOOK_SECRET, ...). It verifies webhook signatures and answers at /api/github/webhooks.
+ * WEBHOOK_SECRET, ...). It refuses to be built without a webhook secret of its own, verifies webhook
+ * signatures and answers at /api/github/webhooks.
  */
+import type { Logger } from "pino";
 import { createNodeMiddleware, createProbot } from "probot";
 import { app } from "./index.js";
+import { createLog } from "./log.js";
+import { TaskgateOctokit } from "./octokit.js";
+import { checkWebhookSecret } from "./setup.js";
 
-export function taskgateMiddleware(): ReturnType<typeof createNodeMiddleware> {
-  return createNodeMiddleware(app, { probot: createProbot() });
+export async function taskgateMiddleware(
+  options: { env?: NodeJS.ProcessEnv; log?: Logger } = {},
+): Promise<Awaited<ReturnType<typeof createNodeMiddleware>>> {
+  const env = options.env ?? process.env;
+  checkWebhookSecret(env);
+  const log = options.log ?? (await createLog({ level: env.LOG_LEVEL, format: env.LOG_FORMAT }));
+  return createNodeMiddleware(app, {
+    probot: createProbot({ env, overrides: { log, Octokit: TaskgateOctokit } as never }),
+  });
 }

@@ -3,8 +3,9 @@
  * GitHub's fake behind nock, and the smallest pull request that waits for an approval.
  */
 import examples from "@octokit/webhooks-examples";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot } from "probot";
 import { app } from "../../src/app/index.js";
+import { TaskgateOctokit } from "../../src/app/octokit.js";
 import { FakeGitHub, privateKey } from "./fake-github.js";
 import { tempRepo, type TempRepo } from "./git.js";
 
@@ -33,7 +34,7 @@ export function testProbot(options: { retry?: object; throttle?: boolean; redisC
     appId: 1,
     privateKey: privateKey(),
     ...(options.redisConfig && { redisConfig: options.redisConfig }),
-    Octokit: ProbotOctokit.defaults((defaults: object) => ({
+    Octokit: TaskgateOctokit.defaults((defaults: object) => ({
       ...defaults,
       retry,
       ...(!options.throttle && { throttle: { enabled: false } }),
