@@ -2,7 +2,9 @@
  * A stateful fake of one GitHub repository and one pull request, backed by a real git repository
  * and served through nock: the REST and GraphQL endpoints taskgate uses answer from git and from the
  * fake's state (reviews, check runs, comments), every GraphQL document is validated against GitHub's
- * published schema, and every request is recorded so tests can assert what was asked, and how often.
+ * published schema, every REST request against GitHub's published OpenAPI description (and for the
+ * API version it names), and every request is recorded so tests can assert what was asked, and how
+ * often.
  */
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
@@ -12,8 +14,12 @@ import { validate as validateGraphql } from "@octokit/graphql-schema";
 import nock from "nock";
 import type { Review } from "../../src/core/types.js";
 import type { TempRepo } from "./git.js";
+import { loadOpenApi, validateRequest } from "./openapi.js";
 
 export const API = "https://api.github.com";
+
+/** The REST API version every REST request must name in `X-GitHub-Api-Version`. */
+export const API_VERSION = "2022-11-28";
 
 let key: string | undefined;
 /** An RSA key for the app, made once per test process (never committed). */
@@ -31,6 +37,24 @@ export interface RecordedRequest {
   readonly path: string;
   /** For GraphQL: the operation name. */
   readonly operation?: string;
+  /** The query string's parameters (absent when there is no query string). */
+  readonly query?: Readonly<Record<string, string>>;
+  /** The body: parsed JSON (the text if it is not JSON); absent when there is none. */
+  readonly body?: unknown;
+  /** The request's headers, by lower-cased name. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What a request carried besides its method and path. */
+type Carried = Pick<RecordedRequest, "query" | "body" | "headers">;
+
+/** Headers by lower-cased name, a repeated one joined as HTTP joins it. */
+function lowerCased(headers: Readonly<Record<string, string | string[] | number | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+  }
+  return out;
 }
 
 export interface CheckRun {
@@ -178,6 +202,8 @@ export class FakeGitHub {
   teamQueries = 0;
   private nextId = 100;
   private readonly invalidGraphql: string[] = [];
+  private readonly invalidRest: string[] = [];
+  private readonly unversioned: string[] = [];
 
   constructor(
     readonly repo: TempRepo,
@@ -246,6 +272,31 @@ export class FakeGitHub {
   /** GraphQL documents that did not validate against GitHub's schema (tests expect none). */
   get schemaErrors(): readonly string[] {
     return this.invalidGraphql;
+  }
+
+  /**
+   * What GitHub's OpenAPI description finds wrong in the REST requests made (tests expect none): an
+   * unknown operation, an undeclared query parameter or body property, a value it does not allow.
+   */
+  get restErrors(): readonly string[] {
+    return this.invalidRest;
+  }
+
+  /**
+   * REST requests that did not name the API version (`X-GitHub-Api-Version: 2022-11-28`), as
+   * `METHOD path`, with the value sent when it was another. GraphQL has no versions: not listed.
+   */
+  get missingApiVersion(): readonly string[] {
+    return this.unversioned;
+  }
+
+  /** Records a request (with what it carried), noting whether a REST one named the API version. */
+  private record(request: RecordedRequest, graphql = request.path === "/graphql"): void {
+    this.requests.push(request);
+    if (graphql) return;
+    const version = request.headers?.["x-github-api-version"];
+    if (version !== API_VERSION)
+      this.unversioned.push(`${request.method} ${request.path}${version === undefined ? "" : ` (sent ${version})`}`);
   }
 
   /** Requests other than the app's token exchange. */
@@ -352,9 +403,11 @@ export class FakeGitHub {
   /** Serves the fake through nock until `nock.cleanAll()`. */
   install(): void {
     const scope = nock(API).persist();
+    const respond = this.respond.bind(this);
     for (const method of ["GET", "POST", "PATCH", "DELETE", "PUT"] as const) {
-      scope.intercept(/.*/, method).reply((uri, body, callback) => {
-        this.respond(method, uri, body).then(
+      // A function, not an arrow: nock hands it the request (`this.req`), whose headers are recorded.
+      scope.intercept(/.*/, method).reply(function (uri, body, callback) {
+        respond(method, uri, body, lowerCased(this.req.headers)).then(
           (answer) => callback(null, answer as never),
           (error: Error) => callback(error, [500, { message: error.message }]),
         );
@@ -367,9 +420,15 @@ export class FakeGitHub {
    * does, it refuses (401) a request that does not carry the token `token`.
    */
   async serve(token = "ghs_actiontoken"): Promise<{ url: string; close: () => Promise<void> }> {
+    // Read GitHub's description now, not while the child waits for its first answer.
+    loadOpenApi();
     const server = createServer((request, response) => {
+      const headers = lowerCased(request.headers);
       if (!new RegExp(`^(token|bearer) ${token}$`, "i").test(request.headers.authorization ?? "")) {
-        this.requests.push({ method: request.method ?? "GET", path: `${request.url ?? "/"} (refused: no token)` });
+        this.record(
+          { method: request.method ?? "GET", path: `${request.url ?? "/"} (refused: no token)`, headers },
+          (request.url ?? "/").split("?")[0] === "/graphql",
+        );
         response.writeHead(401, { "content-type": "application/json" });
         response.end(JSON.stringify({ message: "Requires authentication" }));
         request.resume();
@@ -385,10 +444,12 @@ export class FakeGitHub {
         } catch {
           // not JSON: keep the text
         }
-        void this.respond(request.method ?? "GET", request.url ?? "/", body).then(([status, payload, headers]) => {
-          response.writeHead(status, { "content-type": "application/json", ...headers });
-          response.end(status === 204 ? undefined : JSON.stringify(payload));
-        });
+        void this.respond(request.method ?? "GET", request.url ?? "/", body, headers).then(
+          ([status, payload, answered]) => {
+            response.writeHead(status, { "content-type": "application/json", ...answered });
+            response.end(status === 204 ? undefined : JSON.stringify(payload));
+          },
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -403,7 +464,12 @@ export class FakeGitHub {
    * One request, answered as GitHub would: computed now, stamped with GitHub's clock (`Date`, one
    * second later than the previous answer), and delivered once any hold on it is released.
    */
-  async respond(method: string, uri: string, body: unknown): Promise<[number, unknown, Record<string, string>]> {
+  async respond(
+    method: string,
+    uri: string,
+    body: unknown,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<[number, unknown, Record<string, string>]> {
     const operation =
       method === "POST" && uri.split("?")[0] === "/graphql"
         ? (/(?:query|mutation)\s+(\w+)/.exec((body as { query?: string } | undefined)?.query ?? "")?.[1] ?? "anonymous")
@@ -415,9 +481,9 @@ export class FakeGitHub {
       hold!.reached();
       await hold!.released;
     }
-    const [status, payload, headers] = this.dispatch(method, uri, body);
+    const [status, payload, answered] = this.dispatch(method, uri, body, headers);
     this.now += 1000;
-    const stamped = { ...(headers ?? {}), date: new Date(this.now).toUTCString() };
+    const stamped = { ...(answered ?? {}), date: new Date(this.now).toUTCString() };
     const last = this.requests.at(-1);
     const at = last ? this.holds.findIndex((hold) => hold.when === "after" && hold.match(last)) : -1;
     if (at >= 0) {
@@ -428,20 +494,36 @@ export class FakeGitHub {
     return [status, payload, stamped];
   }
 
-  /** One request to the fake GitHub: the REST and GraphQL endpoints taskgate uses. */
-  dispatch(method: string, uri: string, body: unknown): [number, unknown] | [number, unknown, Record<string, string>] {
+  /**
+   * One request to the fake GitHub: the REST and GraphQL endpoints taskgate uses. A REST request is
+   * checked against GitHub's OpenAPI description first (see `restErrors`).
+   */
+  dispatch(
+    method: string,
+    uri: string,
+    body: unknown,
+    headers: Readonly<Record<string, string>> = {},
+  ): [number, unknown] | [number, unknown, Record<string, string>] {
     const base = `/repos/${this.owner}/${this.name}`;
     const path = uri.split("?")[0]!;
     const route = (pattern: string) => new RegExp(`^${base}${pattern}$`).test(path);
+    const search = uri.includes("?") ? uri.slice(uri.indexOf("?") + 1) : "";
+    const carried: Carried = {
+      ...(search && { query: Object.fromEntries(new URLSearchParams(search)) }),
+      ...(body !== undefined && body !== "" && { body }),
+      headers,
+    };
+    for (const problem of validateRequest({ method, path, query: carried.query, body: carried.body }))
+      this.invalidRest.push(`${method} ${path}: ${problem}`);
     if (method === "POST" && /^\/app\/installations\/\d+\/access_tokens$/.test(path)) {
-      this.requests.push({ method: "POST", path: "/app/installations/1/access_tokens" });
+      this.record({ method: "POST", path: "/app/installations/1/access_tokens", ...carried });
       return [
         201,
         { token: "ghs_test", expires_at: "2999-01-01T00:00:00Z", permissions: {}, repository_selection: "all" },
       ];
     }
     if (method === "POST" && path === "/graphql")
-      return this.graphql(body as { query: string; variables: Record<string, unknown> });
+      return this.graphql(body as { query: string; variables: Record<string, unknown> }, carried);
     const handle = (): [number, unknown] => {
       if (method === "GET" && route("/compare/.+")) return this.compare(uri);
       if (method === "GET" && route("/git/trees/.+")) return this.tree(uri);
@@ -469,16 +551,17 @@ export class FakeGitHub {
       if (method === "PATCH" && route("/pulls/\\d+")) return [200, {}];
       return [404, { message: `the fake has no ${method} ${path}` }];
     };
-    return this.answer(method, uri, handle);
+    return this.answer(method, uri, handle, carried);
   }
 
   private answer(
     method: string,
     uri: string,
     handle: () => [number, unknown],
+    carried: Carried,
   ): [number, unknown] | [number, unknown, Record<string, string>] {
     const path = uri.split("?")[0]!;
-    this.requests.push({ method, path });
+    this.record({ method, path, ...carried });
     this.onRequest?.({ method, path });
     const failure = this.failures.findIndex((item) => item.method === method && item.match.test(path));
     if (failure >= 0) {
@@ -488,9 +571,9 @@ export class FakeGitHub {
     return handle();
   }
 
-  private graphql(body: { query: string; variables: Record<string, unknown> }): [number, unknown] {
+  private graphql(body: { query: string; variables: Record<string, unknown> }, carried: Carried): [number, unknown] {
     const operation = /(?:query|mutation)\s+(\w+)/.exec(body.query)?.[1] ?? "anonymous";
-    this.requests.push({ method: "POST", path: "/graphql", operation });
+    this.record({ method: "POST", path: "/graphql", operation, ...carried });
     this.onRequest?.({ method: "POST", path: "/graphql", operation });
     const errors = validateGraphql(body.query) as readonly { message: string }[];
     if (errors.length > 0) {
