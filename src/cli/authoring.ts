@@ -392,10 +392,23 @@ function summaryOf(command: string, facts: Readonly<Record<string, unknown>>): s
     case "move":
       return `${task} moved ${String(facts.from)} → ${String(facts.to)}`;
     case "upgrade": {
-      const tasks = (facts.tasks as { task: string; state: string; from: string }[]) ?? [];
-      return tasks.length === 0
-        ? "every task folder already has a .state file"
-        : tasks.map((item) => `${item.task} at ${item.state} (from ${item.from})`).join(", ");
+      const tasks = (facts.tasks as { task: string; state: string; from: string; adopted: boolean }[]) ?? [];
+      if (tasks.length === 0) return "every task folder already has a .state file";
+      const groups = new Map<string, { from: string; adopted: boolean; ids: string[] }>();
+      for (const item of tasks) {
+        const group = groups.get(item.state) ?? { from: item.from, adopted: item.adopted, ids: [] };
+        group.ids.push(item.task);
+        groups.set(item.state, group);
+      }
+      const adopted = tasks.filter((item) => item.adopted).length;
+      return [
+        `tracked ${tasks.length} folder(s)` +
+          (adopted > 0 ? `; ${adopted} past a gate, adopted once a review approves the pull request` : ""),
+        ...[...groups].map(
+          ([state, group]) =>
+            `  at ${state} (${group.from}${group.adopted ? ", adopted" : ""}): ${group.ids.join(", ")}`,
+        ),
+      ].join("\n");
     }
     case "claim":
       return `${task} is in_progress, owned by ${String(facts.owner)}`;

@@ -24,7 +24,9 @@ export function formatReport(report: Report, title: string): string {
     out.push(`moved: ${move.task} ${move.from ?? "(created)"} → ${move.to ?? "(deleted)"}`);
   }
   for (const record of report.records) {
-    out.push(`to record: ${record.task} ${record.from} → ${record.to} (${record.kind} by ${record.by})`);
+    // An adoption does not move the task: it records where the task already is.
+    const what = record.kind === "adopt" ? `at ${record.to}` : `${record.from} → ${record.to}`;
+    out.push(`to record: ${record.task} ${what} (${record.kind} by ${record.by})`);
   }
   out.push(
     `${report.conclusion}: ${report.violations.length} violation(s), ${report.pending.length} pending approval(s)` +

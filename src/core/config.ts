@@ -50,7 +50,9 @@ const Approvals = ApprovalRule.extend({
   gates: z
     .record(z.string(), GateOverride)
     .default({})
-    .describe("Overrides per gate, keyed by the phase being approved (research, design, human_intervention, ...)."),
+    .describe(
+      "Overrides per gate, keyed by the phase being approved (research, design, human_intervention, ...); `adopted` is the adoption of work in flight.",
+    ),
 });
 
 /** A path inside the repository: relative, no `.`/`..` segments, forward slashes. */

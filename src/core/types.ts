@@ -157,7 +157,11 @@ export interface Transition {
   readonly to: string | null;
 }
 
-export type RecordKind = "approve" | "reject" | "unblock";
+/**
+ * `adopt`: a phases task that first appears in the pull request past a gate, at the state its
+ * artifacts show; the bot appends `adopted:approved|<time>|<reviewer>` and leaves `.state` as it is.
+ */
+export type RecordKind = "approve" | "reject" | "unblock" | "adopt";
 
 /** Something the bot would commit on the PR branch: the decision of an eligible review. */
 export interface BotRecord {

@@ -4,6 +4,7 @@
  * per state: which artifacts must exist, which may exist, which gates lie behind it.
  */
 import type { ConfigIssue, WorkflowOverrideConfig } from "./config.js";
+import { ADOPTED_PHASE } from "./phases/adoption.js";
 import type { EdgeDef, EditScope, StateDef, WorkflowDef } from "./presets/phases.js";
 
 export interface Workflow {
@@ -104,6 +105,13 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
     if (state.phase !== undefined && !(state.phase in def.phases)) {
       issues.push({ path: `workflow.states.${name}.phase`, message: `unknown phase "${state.phase}"` });
     }
+  }
+  // An approval line naming `adopted` is an adoption's record: no phase or state may take the name.
+  if (known.has(ADOPTED_PHASE)) {
+    issues.push({ path: `workflow.states.${ADOPTED_PHASE}`, message: `"${ADOPTED_PHASE}" is reserved for adoptions` });
+  }
+  if (ADOPTED_PHASE in def.phases) {
+    issues.push({ path: `workflow.phases.${ADOPTED_PHASE}`, message: `"${ADOPTED_PHASE}" is reserved for adoptions` });
   }
   const artifacts = new Map<string, string>();
   for (const [phase, file] of Object.entries(def.phases)) {

@@ -199,18 +199,42 @@ describe("taskgate upgrade", () => {
     expect(audit.json<{ violations: unknown[] }>().violations).toEqual([]);
   });
 
-  it("refuses, writing nothing, when a folder's artifacts lie beyond a gate no approval records", async () => {
+  it("places a folder past a gate where its artifacts show, as an adoption waiting for one review", async () => {
     const repo = phasesRepo({
       "tasks/spec/SPEC.md": "# Spec\n",
       "tasks/far/SPEC.md": "# Spec\n",
       "tasks/far/DESIGN.md": "# Design\n",
     });
+    const run = await runCli(["upgrade", ...AS, "--json"], repo.dir);
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({
+      ok: true,
+      tasks: [
+        { task: "far", state: "design", from: "DESIGN.md", adopted: true, gates: ["research"] },
+        { task: "spec", state: "research", from: "SPEC.md", adopted: false, gates: [] },
+      ],
+      written: ["tasks/far/.state", "tasks/spec/.state"],
+      pending: [{ code: "approval-required", approvers: ["anyone with write permission"] }],
+    });
+    expect(readFileSync(join(repo.dir, "tasks/far/.state"), "utf8")).toBe("design\n");
+    const report = await checkWork(repo);
+    expect(report.violations).toEqual([]);
+    expect(report.conclusion).toBe("action_required");
+  });
+
+  it("refuses, writing nothing, a folder whose artifacts fit no state, and a tracked task", async () => {
+    const repo = phasesRepo({
+      "tasks/spec/SPEC.md": "# Spec\n",
+      "tasks/gap/SPEC.md": "# Spec\n",
+      "tasks/gap/TEST_PLAN.md": "# Plan without a design\n",
+    });
     const before = tree(repo.dir);
     const run = await runCli(["upgrade", ...AS, "--json"], repo.dir);
     expect(run.code).toBe(1);
-    const result = run.json<{ violations: { task: string; code: string }[] }>();
-    expect(result.violations.every((item) => item.task === "far")).toBe(true);
-    expect(result.violations.map((item) => item.code)).toContain("illegal-transition");
+    const result = run.json<{ violations: { task: string; code: string; path: string }[] }>();
+    expect(result.violations).toEqual([
+      expect.objectContaining({ task: "gap", code: "artifact-missing", path: "tasks/gap/DESIGN.md" }),
+    ]);
     expect(tree(repo.dir)).toEqual(before);
     // One folder at a time works for the others.
     const one = await runCli(["upgrade", "spec", ...AS], repo.dir);

@@ -1,7 +1,8 @@
 /**
- * The example sessions of docs/cli.md are real: each is replayed in a fresh folder with the built
- * `taskgate` on PATH, and every command must print exactly what the document shows. Each session ends
- * in a pull request the check passes (its approval given as a simulated review).
+ * The example sessions of docs/cli.md (and the adoption example of docs/presets.md) are real: each is
+ * replayed in a fresh folder with the built `taskgate` on PATH, and every command must print exactly
+ * what the document shows. Each session ends in a pull request the check passes (its approval given as
+ * a simulated review).
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const DOC = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
+const PRESETS = readFileSync(join(ROOT, "docs", "presets.md"), "utf8");
 
 interface Step {
   readonly command: string;
@@ -18,11 +20,11 @@ interface Step {
 }
 
 /** The commands of a `<!-- session: name -->` console block, each with the output shown under it. */
-function session(name: string): Step[] {
-  const start = DOC.indexOf(`<!-- session: ${name} -->`);
-  if (start < 0) throw new Error(`docs/cli.md has no session ${name}`);
-  const open = DOC.indexOf("```console\n", start) + "```console\n".length;
-  const block = DOC.slice(open, DOC.indexOf("\n```", open));
+function session(name: string, doc = DOC): Step[] {
+  const start = doc.indexOf(`<!-- session: ${name} -->`);
+  if (start < 0) throw new Error(`the document has no session ${name}`);
+  const open = doc.indexOf("```console\n", start) + "```console\n".length;
+  const block = doc.slice(open, doc.indexOf("\n```", open));
   const steps: { command: string; output: string[] }[] = [];
   for (const line of block.split("\n")) {
     if (line.startsWith("$ ")) steps.push({ command: line.slice(2), output: [] });
@@ -80,5 +82,28 @@ describe("the example sessions of docs/cli.md", () => {
     expect(steps.at(-1)!.command).toMatch(/^taskgate check /);
     expect(last.code).toBe(0);
     expect(last.output).toContain("success: 0 violation(s), 0 pending approval(s)");
+  });
+});
+
+describe("the adoption example of docs/presets.md", () => {
+  it("prints what the document shows; the check waits (exit 3), then passes (exit 0) twice", () => {
+    const steps = session("adoption", PRESETS);
+    // The document filters the checks' output; each is also run whole, right after, for its exit code.
+    const whole = (step: Step) => ({ command: `${step.command.replace(/ \| .*$/, "")} > /dev/null`, output: "" });
+    const isCheck = (step: Step) => step.command.startsWith("taskgate check ");
+    const runs = replay(steps.flatMap((step) => (isCheck(step) ? [step, whole(step)] : [step])));
+    expect(runs).toHaveLength(steps.length + steps.filter(isCheck).length);
+    let index = 0;
+    const codes: number[] = [];
+    for (const step of steps) {
+      expect({ command: step.command, output: runs[index++]!.output }).toEqual({
+        command: step.command,
+        output: step.output,
+      });
+      if (isCheck(step)) codes.push(runs[index++]!.code);
+    }
+    expect(codes).toEqual([3, 0, 0]);
+    expect(steps.at(-1)!.command).toMatch(/^taskgate check /);
+    expect(steps.at(-1)!.output).toContain("success: 0 violation(s), 0 pending approval(s)");
   });
 });

@@ -6,6 +6,7 @@
 import type { Config } from "../config.js";
 import { workflowOf } from "../evaluate.js";
 import { isSuspiciousPath, renderRootOf } from "../paths.js";
+import { gatesBefore, placeByArtifacts } from "../phases/adoption.js";
 import { phasesPaths, type PathKind } from "../phases/scope.js";
 import {
   APPROVALS_FILE,
@@ -168,9 +169,12 @@ function crossesBotGate(workflow: Workflow, from: string, to: string) {
 }
 
 /**
- * `taskgate upgrade [<id>...]`: `.state` for task folders that lack one, placed in the phase of the
- * latest artifact they hold (`new` when they hold none). Every folder is judged as a new task; when
- * any is refused (an artifact beyond a gate that no approval line records), nothing is written.
+ * `taskgate upgrade [<id>...]`: `.state` for task folders that lack one, placed at the state their
+ * artifacts show (`placeByArtifacts`: the latest phase whose artifact they hold; `new` without any).
+ * Every folder is judged as a new task. A folder placed past a gate is adopted: the pull request that
+ * brings it in waits for one approving review (pending, not refused), and taskgate then records the
+ * adoption. When any folder is refused (an invalid id, artifacts that fit no state), nothing is
+ * written.
  */
 export function upgradeTasks(ctx: PhasesContext, ids: readonly string[] = []): Authored {
   const workflow = workflowFor(ctx.config);
@@ -179,7 +183,7 @@ export function upgradeTasks(ctx: PhasesContext, ids: readonly string[] = []): A
   const wanted = ids.length > 0 ? [...ids] : untracked;
   const problems: Violation[] = [];
   const changes: FileChange[] = [];
-  const placed: { task: string; state: string; from: string }[] = [];
+  const placed: { task: string; state: string; from: string; adopted: boolean; gates: string[] }[] = [];
   for (const id of wanted) {
     const dir = `${workflow.def.tasksDir}/${id}`;
     const files = index.get(id);
@@ -200,9 +204,10 @@ export function upgradeTasks(ctx: PhasesContext, ids: readonly string[] = []): A
       );
       continue;
     }
-    const inferred = inferState(workflow, files);
-    changes.push({ path: `${dir}/${STATE_FILE}`, content: `${inferred.state}\n` });
-    placed.push({ task: id, state: inferred.state, from: inferred.from });
+    const placement = placeByArtifacts(workflow, files);
+    const gates = gatesBefore(workflow, placement.state);
+    changes.push({ path: `${dir}/${STATE_FILE}`, content: `${placement.state}\n` });
+    placed.push({ task: id, state: placement.state, from: placement.from, adopted: gates.length > 0, gates });
   }
   if (problems.length > 0) throw new AuthoringRefusal(problems);
   return {
@@ -210,18 +215,6 @@ export function upgradeTasks(ctx: PhasesContext, ids: readonly string[] = []): A
     report: judgeChange(ctx.config, ctx.snapshot, changes, ctx.actor),
     facts: { tasks: placed },
   };
-}
-
-/** The phase of the latest artifact present, in workflow order; the initial state without any. */
-function inferState(workflow: Workflow, files: ReadonlyMap<string, unknown>): { state: string; from: string } {
-  let best: { state: string; from: string; rank: number } | undefined;
-  const order = workflow.stateNames;
-  for (const [artifact, phase] of workflow.artifacts) {
-    if (!files.has(artifact)) continue;
-    const rank = order.indexOf(phase);
-    if (rank >= 0 && (!best || rank > best.rank)) best = { state: phase, from: artifact, rank };
-  }
-  return best ? { state: best.state, from: best.from } : { state: workflow.def.initial, from: "no artifact" };
 }
 
 export interface ScopeAnswer {

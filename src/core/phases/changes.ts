@@ -2,7 +2,16 @@
  * The rules of a `phases` pull request: each touched task's move (legal edges, gates, verdicts,
  * artifacts), the approval lines it adds, and which files the pull request may change.
  */
-import { ApprovalJudge, gateOutcome, gatePolicy, reviewKey, type ApprovalSubject, type GateSite } from "../approval.js";
+import {
+  ApprovalJudge,
+  describeApprovers,
+  gateOutcome,
+  gatePolicy,
+  reviewKey,
+  type ApprovalSubject,
+  type GateJudgement,
+  type GateSite,
+} from "../approval.js";
 import type { Config } from "../config.js";
 import { emptyFindings, type Findings } from "../model.js";
 import type { EdgeDef, EditScope } from "../presets/phases.js";
@@ -10,6 +19,7 @@ import { changedPathsOf, firstRewrite, frameworkViolations, taskMissing } from "
 import type { FileEntry, PrContext, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
+import { ADOPTED_PHASE, gatesBefore, isAdopted } from "./adoption.js";
 import { botWrites, gateKey, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
 import { checkArtifacts, hasLooped, readVerdict } from "./rules.js";
 import { phasesPaths } from "./scope.js";
@@ -42,8 +52,19 @@ interface TaskPlan {
   readonly dir: string;
   readonly before: PhasesTask;
   readonly after: PhasesTask;
-  /** Edit scopes of the states the task passes through in this PR. */
+  /** Edit scopes of the states the task passes through in this PR (an adopted task: its folder only). */
   readonly scopes: readonly EditScope[];
+  /** The pull request adopts the task: it first appears here, past a gate, where its artifacts show. */
+  readonly adopted: boolean;
+}
+
+/** An adopted task whose adoption is not recorded yet: what the reviews say about it. */
+interface AdoptionWait {
+  readonly id: string;
+  readonly dir: string;
+  readonly state: string;
+  readonly gates: readonly string[];
+  readonly judgement: GateJudgement;
 }
 
 /** What the rules of one task see. */
@@ -55,6 +76,8 @@ interface TaskContext {
   readonly subject: ApprovalSubject;
   readonly writes: TaskWrites | undefined;
   readonly findings: Findings;
+  /** Adopted tasks still waiting for their adoption's review, gathered into one pending item. */
+  readonly adoptions: AdoptionWait[];
 }
 
 export function evaluatePhases(
@@ -82,12 +105,15 @@ export function evaluatePhases(
   const isProject = (path: string) => kindOf(path).kind === "project";
 
   const tasks = [...touched].sort();
-  const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id)));
+  // An adoption pull request touches only tasks that first appear in it (none had a .state at the base).
+  const adoptionPr = tasks.length > 0 && tasks.every((id) => !baseIndex.tasks.get(id)?.has(STATE_FILE));
+  const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id), adoptionPr));
   const reachesProject = plans.some((plan) => plan.scopes.includes("project"));
   const writes = botWrites(workflow, config, pr, judge, tasks);
   // The edit scope a PR earns comes from legal moves only: an illegal jump to `implement` does not
   // open project files.
   let projectAllowed = false;
+  const adoptions: AdoptionWait[] = [];
   for (const plan of plans) {
     const subject: ApprovalSubject = {
       task: plan.id,
@@ -97,11 +123,12 @@ export function evaluatePhases(
       used: new Set(plan.after.approvals.map((line) => reviewKey(line.login, line.at))),
     };
     const before = findings.violations.length;
-    judgeTask({ config, workflow, judge, plan, subject, writes: writes.get(plan.id), findings });
+    judgeTask({ config, workflow, judge, plan, subject, writes: writes.get(plan.id), findings, adoptions });
     const legal = !findings.violations.slice(before).some((item) => MOVE_CODES.has(item.code));
     const earned = legal ? plan.scopes : plan.before.state ? workflow.editScope(plan.before.state) : [];
     if (earned.includes("project")) projectAllowed = true;
   }
+  adoptionOutcome(config, adoptions, findings);
 
   if (tasks.length > 0) {
     findings.violations.push(...frameworkViolations(framework));
@@ -137,9 +164,14 @@ function planTask(
   id: string,
   baseFiles: ReadonlyMap<string, FileEntry> | undefined,
   headFiles: ReadonlyMap<string, FileEntry> | undefined,
+  adoptionPr: boolean,
 ): TaskPlan {
   const before = readTask(workflow, id, baseFiles);
   const after = readTask(workflow, id, headFiles);
+  // An adopted task edits only its folder in the pull request that adopts it: no project files.
+  if (isAdopted(workflow, before, after, adoptionPr)) {
+    return { id, dir: after.dir, before, after, scopes: ["task"], adopted: true };
+  }
   const states = new Set<string>();
   if (before.state) states.add(before.state);
   if (after.state) states.add(after.state);
@@ -149,7 +181,7 @@ function planTask(
   }
   const scopes = new Set<EditScope>();
   for (const state of states) for (const scope of workflow.editScope(state)) scopes.add(scope);
-  return { id, dir: after.dir, before, after, scopes: [...scopes] };
+  return { id, dir: after.dir, before, after, scopes: [...scopes], adopted: false };
 }
 
 /** The task exists, has a readable state, and had one on the base branch (or is new). */
@@ -232,14 +264,17 @@ function judgeTask(ctx: TaskContext): void {
       dir,
       baseLines: before.approvals,
       newLines: after.approvals.filter((line) => line.line > before.approvalLines.length),
+      adopted: ctx.plan.adopted,
     },
     ctx.writes,
     new Set(),
   );
   findings.violations.push(...lines.violations);
+  const backedBy = (phase: string, target: string) => lines.backed.get(gateKey(phase, target))?.size ?? 0;
+  // An adopted task's gates are the adoption's: recorded by it, or waiting for its one review.
+  const adopted = ctx.plan.adopted;
   const gateRecorded = (edge: EdgeDef) =>
-    (lines.backed.get(gateKey(workflow.gatePhase(edge), edge.to))?.size ?? 0) >=
-    gatePolicy(config, workflow.gatePhase(edge)).count;
+    adopted || backedBy(workflow.gatePhase(edge), edge.to) >= gatePolicy(config, workflow.gatePhase(edge)).count;
 
   const path = from === to ? [] : workflow.findPath(from, to, (edge) => (edge.gate && !gateRecorded(edge) ? 1 : 0));
   if (path === undefined) {
@@ -257,6 +292,19 @@ function judgeTask(ctx: TaskContext): void {
   }
   if (created || from !== to) findings.transitions.push({ task: id, from: created ? null : from, to });
   checkPath(ctx, path, gateRecorded, lines.claimed, created);
+  if (adopted) {
+    const recorded = backedBy(ADOPTED_PHASE, to) >= gatePolicy(config, ADOPTED_PHASE).count;
+    // A line claiming the adoption that does not stand is already reported as such.
+    if (!recorded && !lines.claimed.has(ADOPTED_PHASE)) {
+      ctx.adoptions.push({
+        id,
+        dir,
+        state: to,
+        gates: gatesBefore(workflow, to),
+        judgement: judge.judgeGate(ADOPTED_PHASE, ctx.subject),
+      });
+    }
+  }
   // A task waiting at an awaiting state: the next bot gate is pending or ready to record.
   for (const edge of workflow.edgesFrom(to)) {
     if (!workflow.isBotGate(edge)) continue;
@@ -309,7 +357,11 @@ function checkPath(
           path: `${dir}/${STATE_FILE}`,
           line: 1,
           message: `${id} moved past the ${phase} gate (${edge.from} → ${edge.to}) without an approval recorded by taskgate${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
-          hint: `Stop at ${edge.from} and request a review; taskgate writes ${edge.to} when an eligible reviewer approves.`,
+          hint:
+            `Stop at ${edge.from} and request a review; taskgate writes ${edge.to} when an eligible reviewer approves.` +
+            (created
+              ? " Work already in flight is adopted instead: `taskgate upgrade` places the task where its artifacts show, in a pull request that touches only new tasks."
+              : ""),
         }),
       );
       return;
@@ -336,6 +388,63 @@ function checkPath(
     if (file) alsoRequired.push(file);
   }
   findings.violations.push(...checkArtifacts(workflow, after, { state: to, alsoRequired, looped }));
+}
+
+/** How many adopted tasks of one state a pending item names before it says how many more there are. */
+const NAMED_ADOPTIONS = 10;
+
+/**
+ * The adoption of a pull request: each adopted task whose reviews meet the adoption's rule becomes
+ * an `adopt` record; the others wait together, in one pending item, for one approving review of the
+ * pull request (`approvals.gates.adopted` overrides the rule).
+ */
+function adoptionOutcome(config: Config, adoptions: readonly AdoptionWait[], findings: Findings): void {
+  const waiting: AdoptionWait[] = [];
+  for (const adoption of adoptions) {
+    const { judgement } = adoption;
+    if (!judgement.met) {
+      waiting.push(adoption);
+      continue;
+    }
+    const deciding = judgement.approvals.slice(-judgement.policy.count);
+    const at = deciding.at(-1)?.review.submitted_at;
+    findings.records.push({
+      task: adoption.id,
+      from: adoption.state,
+      to: adoption.state,
+      by: deciding.map((verdict) => verdict.login).join(","),
+      kind: "adopt",
+      ...(at ? { at } : {}),
+      reviews: deciding.map((verdict) => ({ by: verdict.login, at: verdict.review.submitted_at! })),
+    });
+  }
+  if (waiting.length === 0) return;
+  const policy = gatePolicy(config, ADOPTED_PHASE);
+  const approvers = describeApprovers(policy);
+  const counted = Math.min(...waiting.map((adoption) => adoption.judgement.approvals.length));
+  const groups = new Map<string, string[]>();
+  for (const adoption of waiting) {
+    const where = `at ${adoption.state}, past ${adoption.gates.join(" and ")}`;
+    groups.set(where, [...(groups.get(where) ?? []), adoption.id]);
+  }
+  const named = [...groups].map(([where, ids]) => {
+    const more = ids.length - NAMED_ADOPTIONS;
+    return `${where}: ${ids.slice(0, NAMED_ADOPTIONS).join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  });
+  const notes = [
+    ...new Set(waiting.flatMap((adoption) => adoption.judgement.ignored.map((verdict) => verdict.detail ?? ""))),
+  ].filter(Boolean);
+  const one = waiting.length === 1 ? waiting[0]! : undefined;
+  findings.pending.push({
+    ...violation("approval-required", {
+      ...(one && { task: one.id, path: `${one.dir}/${STATE_FILE}` }),
+      message:
+        `adoption of ${waiting.length} task(s) already past a gate waits for ${policy.count} approving review(s) of the pull request, ${counted} so far (${named.join("; ")})` +
+        (notes.length > 0 ? `; not counted: ${notes.join("; ")}` : ""),
+      hint: `Ask ${approvers.join(" or ")} to approve the pull request: one review adopts every task listed, and taskgate records ${ADOPTED_PHASE}:approved in each task's ${APPROVALS_FILE}.`,
+    }),
+    approvers,
+  });
 }
 
 function gateSite(id: string, dir: string, phase: string, edge: EdgeDef): GateSite {

@@ -15,6 +15,7 @@ import type { Config } from "../config.js";
 import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
+import { ADOPTED_PHASE } from "./adoption.js";
 import { APPROVALS_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./tasks.js";
 
 /** What the bot's commits of a pull request wrote into one task. */
@@ -115,13 +116,21 @@ export interface LineJudgement {
  * Judges the approval lines a pull request adds to one task. A line stands when a bot commit added
  * it (for a bot gate, in the commit that also wrote the approved state), it names a review of this
  * pull request that was not retracted, no other line of the task uses that review, the reviewer was
- * eligible, and the task was as reviewed where the bot recorded it.
+ * eligible, and the task was as reviewed where the bot recorded it. An adoption line
+ * (`adopted:approved`) stands only on a task this pull request adopts (`adopted`), and only while the
+ * task at the head is still the task the reviewer saw.
  */
 export function judgeNewLines(
   workflow: Workflow,
   judge: ApprovalJudge,
   subject: ApprovalSubject,
-  task: { id: string; dir: string; baseLines: readonly ApprovalLine[]; newLines: readonly ApprovalLine[] },
+  task: {
+    id: string;
+    dir: string;
+    baseLines: readonly ApprovalLine[];
+    newLines: readonly ApprovalLine[];
+    adopted: boolean;
+  },
   writes: TaskWrites | undefined,
   used: Set<string>,
 ): LineJudgement {
@@ -143,6 +152,14 @@ export function judgeNewLines(
         }),
       );
     };
+    const adoption = line.phase === ADOPTED_PHASE;
+    if (adoption && !task.adopted) {
+      fail(
+        "approval-forged",
+        `${task.id} is not adopted by this pull request: an adoption record stands only for a task that first appears in a pull request touching only new tasks, at the state its artifacts show, past a gate`,
+      );
+      continue;
+    }
     if (used.has(key)) {
       fail(
         "approval-forged",
@@ -157,6 +174,8 @@ export function judgeNewLines(
       at: line.at,
       state: "APPROVED",
       addedBy,
+      // An adoption vouches for the task as a whole: nothing may change under it after it is recorded.
+      ...(adoption && { final: true }),
     };
     const verdict = judge.judgeRecord(decision, subject);
     if (!verdict.ok) {

@@ -1,10 +1,12 @@
 /**
  * The one writer of what the bot records in a `phases` task, beside its reader (tasks.ts): the
- * approved state in `.state` and one approval line per deciding review in `.state.approvals`. The
- * rules use the same functions to tell the bot's records from anything else.
+ * approved state in `.state` and one approval line per deciding review in `.state.approvals` (for an
+ * adoption, one `adopted:approved` line per deciding review). The rules use the same functions to
+ * tell the bot's records from anything else.
  */
 import type { BotRecord, Snapshot } from "../types.js";
 import type { Workflow } from "../workflow.js";
+import { ADOPTED_PHASE } from "./adoption.js";
 import { APPROVALS_FILE, STATE_FILE } from "./tasks.js";
 
 /** An approval line: `{phase}:approved|{ISO-8601}|{login}`. */
@@ -27,8 +29,9 @@ export function decidingReviews(record: BotRecord): { by: string; at: string }[]
 }
 
 /**
- * The files the bot writes for `approve` records of a phases repository: path → new content. A bot
- * gate (out of an awaiting state) also writes the approved state; other gates only append lines.
+ * The files the bot writes for `approve` and `adopt` records of a phases repository: path → new
+ * content. A bot gate (out of an awaiting state) also writes the approved state; other gates only
+ * append lines; an adoption appends `adopted:approved|<time>|<reviewer>` and leaves `.state` alone.
  */
 export function writePhasesRecords(
   workflow: Workflow,
@@ -38,11 +41,18 @@ export function writePhasesRecords(
   const out = new Map<string, string>();
   const read = (path: string) => out.get(path) ?? snapshot.files.get(path)?.text ?? "";
   for (const record of records) {
-    if (record.kind !== "approve") throw new Error(`a phases repository records approvals only, not ${record.kind}`);
-    const edge = gateOf(workflow, record);
+    if (record.kind !== "approve" && record.kind !== "adopt") {
+      throw new Error(`a phases repository records approvals and adoptions only, not ${record.kind}`);
+    }
     const dir = `${workflow.def.tasksDir}/${record.task}`;
-    const phase = workflow.gatePhase(edge);
-    if (workflow.isBotGate(edge)) out.set(`${dir}/${STATE_FILE}`, `${edge.to}\n`);
+    let phase = ADOPTED_PHASE;
+    if (record.kind === "adopt") {
+      if (record.from !== record.to) throw new Error(`an adoption of ${record.task} does not move it`);
+    } else {
+      const edge = gateOf(workflow, record);
+      phase = workflow.gatePhase(edge);
+      if (workflow.isBotGate(edge)) out.set(`${dir}/${STATE_FILE}`, `${edge.to}\n`);
+    }
     const path = `${dir}/${APPROVALS_FILE}`;
     let log = read(path);
     if (log !== "" && !log.endsWith("\n")) log += "\n";

@@ -1,11 +1,13 @@
 /**
  * Rules of the `phases` model that judge one task as it stands at one revision: artifacts required,
- * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line.
+ * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line (or,
+ * for an adopted task, without its adoption).
  */
 import { isEmptyFile } from "../scope.js";
 import type { Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
+import { ADOPTED_PHASE } from "./adoption.js";
 import { describeKind, type PhasesTask } from "./tasks.js";
 
 export interface Verdict {
@@ -153,9 +155,13 @@ export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: str
     }
   }
   const recorded = new Set(task.approvals.map((line) => line.phase));
+  // An adopted task passed the gates before the state it was adopted at with its adoption. Adoption
+  // places a task at a working state, never at an approved one: the gate that ends in the task's
+  // state needs its own approval line.
+  const adopted = recorded.has(ADOPTED_PHASE);
   for (const gate of workflow.gatesBehind(state)) {
     const phase = workflow.gatePhase(gate);
-    if (recorded.has(phase)) continue;
+    if (recorded.has(phase) || (adopted && gate.to !== state)) continue;
     out.push(
       violation("approval-forged", {
         task: task.id,

@@ -5,6 +5,7 @@
 import type { FileEntry, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import type { Workflow } from "../workflow.js";
+import { ADOPTED_PHASE } from "./adoption.js";
 
 export const STATE_FILE = ".state";
 export const APPROVALS_FILE = ".state.approvals";
@@ -200,14 +201,14 @@ function parseApprovals(
       return;
     }
     const phase = match[1]!;
-    if (!gatePhases.has(phase)) {
+    if (!gatePhases.has(phase) && phase !== ADOPTED_PHASE) {
       problems.push(
         violation("state-invalid", {
           task: id,
           path,
           line,
           message: `${path}:${line} approves "${truncate(phase)}", which has no approval gate`,
-          hint: `Gated phases: ${[...gatePhases].join(", ")}.`,
+          hint: `Gated phases: ${[...gatePhases].join(", ")} (and ${ADOPTED_PHASE}, the record of an adoption).`,
         }),
       );
       return;
