@@ -56,7 +56,9 @@ for (const [name, make] of INPUTS) {
   const ratio = median(b) / median(a);
   rows.push({ name, bytes: small.length, ms: median(a), ms2: median(b), ratio, ok: ratio <= LIMIT });
 }
-console.log(`taskgate secret scanner: ${RUNS} run(s) per size after a warm-up, medians; doubling must stay <= ${LIMIT}x`);
+console.log(
+  `taskgate secret scanner: ${RUNS} run(s) per size after a warm-up, medians; doubling must stay <= ${LIMIT}x`,
+);
 for (const row of rows) {
   console.log(
     `${row.name.padEnd(40)} ${(row.bytes / 1e6).toFixed(1)} MB ${row.ms.toFixed(1).padStart(8)} ms   x2: ${row.ms2.toFixed(1).padStart(8)} ms   ${row.ratio.toFixed(2)}x ${row.ok ? "ok" : "FAIL"}`,

@@ -8,6 +8,10 @@
 // request is on the wire: parsing it costs Node.js tens of milliseconds that are better spent while
 // GitHub answers. It is compiled the way Node.js compiles a CommonJS module (a function of
 // exports, require, module, __filename and __dirname), with the same trust as the file it sits in.
+//
+// The entry exports `run()` (actions/typescript-action's convention: GitHub's local-action imports the
+// file and calls it) and runs the Action by itself only when Node.js executes the file, as the runner
+// does: importing it runs nothing.
 import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +20,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const common = {
   bundle: true,
   platform: "node",
-  // Runs on GitHub's node24 runners; the tests run it on the Node.js the project needs (20).
+  // Runs on GitHub's node24 runners (the tests run it on Node.js 24 too: test/helpers/action.ts); the
+  // target stays at the oldest Node.js the project supports.
   target: "node20",
   minify: true,
   legalComments: "none",
@@ -59,10 +64,30 @@ export const main = module.exports.main;
   },
 };
 
+/**
+ * The entry's Node.js builtins, taken with `process.getBuiltinModule` rather than imported. An ES module
+ * import of a builtin builds the builtin's module facade, which reads every one of its exports; on
+ * Node.js 24 that runs lazy getters that load what the entry never uses (all of undici behind
+ * `node:http`'s WebSocket exports, the fs streams behind `node:fs`'s ReadStream), tens of
+ * milliseconds before the first request.
+ */
+const builtins = {
+  name: "taskgate-builtins",
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: "taskgate-builtin" }));
+    build.onLoad({ filter: /.*/, namespace: "taskgate-builtin" }, (args) => ({
+      loader: "js",
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+    }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: [join(ROOT, "src/action/index.ts")],
   outfile: join(ROOT, "action/dist/index.js"),
   format: "esm",
-  plugins: [deferred],
+  // Imported only when a host (GitHub's local-action) calls the exported run(): its @actions/core.
+  external: ["@actions/core"],
+  plugins: [deferred, builtins],
 });

@@ -12,6 +12,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { defaultBranchQuestion, pullRequestQuestion, type GraphQLAnswer, type GraphQLQuestion } from "../github/api.js";
+import { GITHUB_API_VERSION } from "../github/octokit.js";
 import type { Inputs } from "./inputs.js";
 
 /** The whole early request gives up after this long; the flow then asks through Octokit (with its retries). */
@@ -91,6 +92,7 @@ export function askEarly(
             "content-type": "application/json; charset=utf-8",
             "content-length": Buffer.byteLength(body),
             "user-agent": "taskgate-action",
+            "x-github-api-version": GITHUB_API_VERSION,
           },
           timeout: idleMs,
         },

@@ -14,7 +14,9 @@ import { GitRepository } from "../git/repository.js";
 import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Logger } from "../github/flow.js";
+import { describeFailure } from "../github/errors.js";
 import { followUp } from "../github/followups.js";
+import { taskgateRequests } from "../github/octokit.js";
 import { inertPlain } from "../github/inert.js";
 import { checkOutput } from "../github/summary.js";
 import type { EarlyAnswer } from "./early.js";
@@ -23,7 +25,7 @@ import { runner, type Runner } from "./runner.js";
 
 export { modeFor, type Mode } from "./inputs.js";
 
-const ActionOctokit = Octokit.plugin(retry, throttling);
+const ActionOctokit = Octokit.plugin(retry, throttling, taskgateRequests as never);
 
 /**
  * Runs the Action, with the inputs the entry already read and the answer to its first question when
@@ -48,7 +50,10 @@ export async function main(
         : status === 401
           ? " (the token was refused)"
           : "";
-    core.fail(redactSecrets(`taskgate: ${message}${hint}`));
+    // GitHub out of reach (a wrong GITHUB_API_URL, a network that does not answer): say where and what to check.
+    const failure = describeFailure(error, "GITHUB_API_URL");
+    const unreachable = /^could not reach|did not answer in time/.test(failure);
+    core.fail(redactSecrets(`taskgate: ${unreachable ? failure : `${message}${hint}`}`));
   }
 }
 
@@ -78,7 +83,7 @@ async function run(env: NodeJS.ProcessEnv, core: Runner, inputs: Inputs, api: Gi
       return setOutputs(core, env, "neutral", 0, undefined);
     }
     report = outcome.report;
-    core.summary(outcome.output?.summary ?? checkOutput(report).summary);
+    await core.summary(outcome.output?.summary ?? checkOutput(report).summary);
     annotate(core, report);
     // What GitHub was (or would have been) shown: approvals that cannot be recorded still wait.
     const conclusion = outcome.output?.conclusion ?? report.conclusion;
@@ -95,7 +100,7 @@ async function run(env: NodeJS.ProcessEnv, core: Runner, inputs: Inputs, api: Gi
   if (mode === "audit") {
     const outcome = await auditDefaultBranch(api, { configPath, ...(local && { local }), log });
     report = outcome.report;
-    core.summary(checkOutput(report).summary);
+    await core.summary(checkOutput(report).summary);
     annotate(core, report);
     setOutputs(core, env, report.conclusion, report.violations.length, report);
     core.info(`tracking issue: ${outcome.issue}`);

@@ -16,12 +16,18 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-const runAction = (
+const runAction = async (
   fake: FakeGitHub,
   event: { name: string; payload: unknown },
   inputs: Record<string, string> = {},
   workspace?: string,
-) => runBundle(cleanups, fake, event, inputs, workspace);
+) => {
+  const run = await runBundle(cleanups, fake, event, inputs, workspace);
+  // Whatever the flow, every REST request is one GitHub describes, and names the API version.
+  expect(fake.restErrors).toEqual([]);
+  expect(fake.missingApiVersion).toEqual([]);
+  return run;
+};
 
 const ACTIONS_BOT = "preset: phases\nbot: github-actions[bot]\n";
 
@@ -50,6 +56,8 @@ describe("check mode", () => {
       payload: fake.payload(example("pull_request", "opened")),
     });
     expect(fake.schemaErrors).toEqual([]);
+    expect(fake.restErrors).toEqual([]);
+    expect(fake.missingApiVersion).toEqual([]);
     expect(waiting.code).toBe(0);
     expect(waiting.outputs).toMatchObject({ conclusion: "action_required", violations: "0" });
     expect(JSON.parse(readFileSync(waiting.outputs.report!, "utf8"))).toMatchObject({ conclusion: "action_required" });
