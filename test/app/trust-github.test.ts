@@ -367,7 +367,7 @@ describe("9. closed or refuted", () => {
     await testProbot().receive(submitted(fake));
     expect(fake.apiRequests.filter((request) => request.operation === "RecordDecisions")).toHaveLength(1);
     expect(fake.git("show", "feature:tasks/login/.state.approvals")).toContain("|bob");
-  });
+  }, 60_000);
 
   it("finds its comment without paging a long discussion, and pages once when it has sunk out of sight", async () => {
     const { fake } = awaiting({ ".github/workflows/ci.yml": "on: push\n" });
