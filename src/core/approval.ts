@@ -151,12 +151,8 @@ export function latestDecisions(reviews: readonly Review[]): Review[] {
   return [...latest.values()];
 }
 
-/** Expands approver principals to a membership test over logins. */
-export function principalMatcher(
-  principals: readonly string[],
-  config: Config,
-  pr: Pick<PrContext, "teams">,
-): (login: string) => boolean {
+/** The logins and `@org/team`s approver principals name, `role:NAME` expanded (lower-cased). */
+function expandPrincipals(principals: readonly string[], config: Config): { logins: Set<string>; teams: Set<string> } {
   const logins = new Set<string>();
   const teams = new Set<string>();
   const visit = (entry: string, seen: Set<string>) => {
@@ -169,6 +165,16 @@ export function principalMatcher(
     else logins.add(lower(entry));
   };
   for (const principal of principals) visit(principal, new Set());
+  return { logins, teams };
+}
+
+/** Expands approver principals to a membership test over logins. */
+export function principalMatcher(
+  principals: readonly string[],
+  config: Config,
+  pr: Pick<PrContext, "teams">,
+): (login: string) => boolean {
+  const { logins, teams } = expandPrincipals(principals, config);
   const teamMembers = new Set<string>();
   for (const [team, members] of Object.entries(pr.teams)) {
     if (teams.has(lower(team)) && Array.isArray(members)) for (const member of members) teamMembers.add(lower(member));
@@ -486,20 +492,8 @@ function lookup(unresolved: PrContext["unresolved"], name: string): string | und
 
 /** The reasons the approvers' teams (directly or through roles) could not be read. */
 function unresolvedTeams(principals: readonly string[], config: Config, pr: PrContext): string[] {
-  const out = new Set<string>();
-  const visit = (entry: string, seen: Set<string>) => {
-    if (entry.startsWith("role:")) {
-      const role = entry.slice(5);
-      if (seen.has(role)) return;
-      seen.add(role);
-      for (const member of own(config.roles, role) ?? []) visit(member, seen);
-    } else if (entry.startsWith("@")) {
-      const why = lookup(pr.unresolved, entry);
-      if (why) out.add(why);
-    }
-  };
-  for (const principal of principals) visit(principal, new Set());
-  return [...out];
+  const reasons = [...expandPrincipals(principals, config).teams].map((team) => lookup(pr.unresolved, team));
+  return [...new Set(reasons.filter((why): why is string => why !== undefined))];
 }
 
 function permissionOf(pr: PrContext, login: string): Permission {

@@ -7,7 +7,7 @@
  */
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { board, def, entry, step } from "../helpers/board.js";
+import { resolverDoneBoard } from "../helpers/board.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 import { example, testProbot } from "../helpers/probot.js";
@@ -211,35 +211,7 @@ describe("the bot's commits on the default branch", () => {
   it("the bot's own follow-up (an unblock the branch called for) is authorized", async () => {
     const repo = tempRepo();
     repos.push(repo);
-    repo.write({
-      ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n",
-      ...(board(
-        [def("p"), def("r")],
-        {
-          p: entry("blocked", {
-            blocked_by: ["r"],
-            history: [
-              step("claim", "todo", "in_progress", "dave/x"),
-              step("escalate", "in_progress", "blocked", "dave/x"),
-            ],
-          }),
-          r: entry("done", {
-            history: [
-              step("claim", "todo", "in_progress", "carol"),
-              step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/r.md" }),
-              step("approve", "review", "done", "quinn"),
-            ],
-          }),
-        },
-        5,
-        {
-          "state/evidence/r.md": "ok\n",
-          "state/handoffs/r.md": "ok\n",
-          "state/issues/p-x.json": "{}\n",
-          "state/handoffs/p.md": "blocked\n",
-        },
-      ) as Record<string, string>),
-    });
+    repo.write(resolverDoneBoard());
     repo.commit("resolver merged", "alice");
     const fake = new FakeGitHub(repo, { head: "main" });
     fake.install();
@@ -264,35 +236,7 @@ describe("the sync branch of the follow-ups", () => {
   function protectedBoard() {
     const repo = tempRepo();
     repos.push(repo);
-    repo.write({
-      ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n",
-      ...(board(
-        [def("p"), def("r")],
-        {
-          p: entry("blocked", {
-            blocked_by: ["r"],
-            history: [
-              step("claim", "todo", "in_progress", "dave/x"),
-              step("escalate", "in_progress", "blocked", "dave/x"),
-            ],
-          }),
-          r: entry("done", {
-            history: [
-              step("claim", "todo", "in_progress", "carol"),
-              step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/r.md" }),
-              step("approve", "review", "done", "quinn"),
-            ],
-          }),
-        },
-        5,
-        {
-          "state/evidence/r.md": "ok\n",
-          "state/handoffs/r.md": "ok\n",
-          "state/issues/p-x.json": "{}\n",
-          "state/handoffs/p.md": "blocked\n",
-        },
-      ) as Record<string, string>),
-    });
+    repo.write(resolverDoneBoard());
     repo.commit("resolver merged", "alice");
     const fake = new FakeGitHub(repo, { head: "main" });
     fake.install();

@@ -8,7 +8,7 @@ import nock from "nock";
 import { parse } from "yaml";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMENT_MARKER } from "../../src/github/summary.js";
-import { board, def, entry, step } from "../helpers/board.js";
+import { resolverDoneBoard } from "../helpers/board.js";
 import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 import { example, testProbot } from "../helpers/probot.js";
@@ -104,35 +104,7 @@ async function everyFlow(): Promise<RecordedRequest[]> {
 
   const main = tempRepo();
   repos.push(main);
-  main.write({
-    ".github/taskgate.yml": 'preset: board\nroles:\n  qa: [quinn, "@acme/qa"]\n  backend: [carol, dave]\n',
-    ...(board(
-      [def("p"), def("r")],
-      {
-        p: entry("blocked", {
-          blocked_by: ["r"],
-          history: [
-            step("claim", "todo", "in_progress", "dave/x"),
-            step("escalate", "in_progress", "blocked", "dave/x"),
-          ],
-        }),
-        r: entry("done", {
-          history: [
-            step("claim", "todo", "in_progress", "carol"),
-            step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/r.md" }),
-            step("approve", "review", "done", "quinn"),
-          ],
-        }),
-      },
-      5,
-      {
-        "state/evidence/r.md": "ok\n",
-        "state/handoffs/r.md": "ok\n",
-        "state/issues/p-x.json": "{}\n",
-        "state/handoffs/p.md": "b\n",
-      },
-    ) as Record<string, string>),
-  });
+  main.write(resolverDoneBoard('  qa: [quinn, "@acme/qa"]\n  backend: [carol, dave]\n'));
   main.commit("plan", "alice");
   main.write({ "state/handoffs/r.md": "edited directly\n" });
   main.commit("edit directly", "mallory");

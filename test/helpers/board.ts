@@ -62,3 +62,39 @@ export function board(
     ...files,
   };
 }
+
+/**
+ * The files of a board whose resolver `r` is done while its parent `p` still waits for it (blocked
+ * by `r`): what a merge leaves for the follow-ups to unblock. `roles` adds to the config's roles.
+ */
+export function resolverDoneBoard(roles = "  qa: [quinn]\n  backend: [carol, dave]\n"): Record<string, string> {
+  return {
+    ".github/taskgate.yml": `preset: board\nroles:\n${roles}`,
+    ...(board(
+      [def("p"), def("r")],
+      {
+        p: entry("blocked", {
+          blocked_by: ["r"],
+          history: [
+            step("claim", "todo", "in_progress", "dave/x"),
+            step("escalate", "in_progress", "blocked", "dave/x"),
+          ],
+        }),
+        r: entry("done", {
+          history: [
+            step("claim", "todo", "in_progress", "carol"),
+            step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/r.md" }),
+            step("approve", "review", "done", "quinn"),
+          ],
+        }),
+      },
+      5,
+      {
+        "state/evidence/r.md": "ok\n",
+        "state/handoffs/r.md": "ok\n",
+        "state/issues/p-x.json": "{}\n",
+        "state/handoffs/p.md": "blocked\n",
+      },
+    ) as Record<string, string>),
+  };
+}
