@@ -13,7 +13,7 @@ import type { Findings } from "./model.js";
 import { own } from "./objects.js";
 import { differingPaths, headView } from "./revisions.js";
 import { noreplyLogin } from "./trailers.js";
-import type { Pending, Permission, PrCommit, PrContext, Review, RevisionView, Snapshot } from "./types.js";
+import type { BotRecord, Pending, Permission, PrCommit, PrContext, Review, RevisionView, Snapshot } from "./types.js";
 import { violation } from "./violations.js";
 
 export type Ineligibility =
@@ -523,17 +523,22 @@ export function gateOutcome(judgement: GateJudgement, site: GateSite, findings: 
     findings.pending.push(pendingFor(judgement, site));
     return;
   }
+  findings.records.push(recordOf(judgement, { task: site.task, from: site.from, to: site.to, kind: "approve" }));
+}
+
+/** The record of a met gate: the deciding reviews (the latest `count` approvals), who and when. */
+export function recordOf(
+  judgement: GateJudgement,
+  what: { task: string; from: string; to: string; kind: BotRecord["kind"] },
+): BotRecord {
   const deciding = judgement.approvals.slice(-judgement.policy.count);
   const at = deciding.at(-1)?.review.submitted_at;
-  findings.records.push({
-    task: site.task,
-    from: site.from,
-    to: site.to,
+  return {
+    ...what,
     by: deciding.map((verdict) => verdict.login).join(","),
-    kind: "approve",
     ...(at ? { at } : {}),
     reviews: deciding.map((verdict) => ({ by: verdict.login, at: verdict.review.submitted_at! })),
-  });
+  };
 }
 
 /** The pending item of an unmet gate: how many approvals it has, which did not count and why. */

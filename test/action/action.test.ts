@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { board, def, entry, step } from "../helpers/board.js";
-import { runBundle } from "../helpers/action.js";
+import { actionPullRequest, runBundle } from "../helpers/action.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
+import { tempRepo } from "../helpers/git.js";
 import { example } from "../helpers/probot.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -31,22 +31,7 @@ const runAction = async (
 
 const ACTIONS_BOT = "preset: phases\nbot: github-actions[bot]\n";
 
-function phasesRepo(): { repo: TempRepo; fake: FakeGitHub; head: string } {
-  const repo = tempRepo();
-  cleanups.push(() => repo.remove());
-  repo.write({
-    ".github/taskgate.yml": ACTIONS_BOT,
-    "tasks/login/.state": "research\n",
-    "tasks/login/SPEC.md": "# Spec\n",
-  });
-  repo.commit("base", "alice");
-  repo.git("checkout", "-q", "-b", "feature");
-  repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
-  const head = repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature", bot: "github-actions[bot]" });
-  fake.actor = "github-actions[bot]";
-  return { repo, fake, head };
-}
+const phasesRepo = () => actionPullRequest(cleanups);
 
 describe("check mode", () => {
   it("reports as a commit status, records an approval as github-actions[bot], writes the step summary", async () => {

@@ -6,9 +6,8 @@
  */
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUNDLE, runBundle } from "../helpers/action.js";
-import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo } from "../helpers/git.js";
+import { BUNDLE, runBundle, actionPullRequest } from "../helpers/action.js";
+import type { FakeGitHub } from "../helpers/fake-github.js";
 import { example } from "../helpers/probot.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -16,22 +15,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function phasesRepo(): { fake: FakeGitHub; head: string } {
-  const repo = tempRepo();
-  cleanups.push(() => repo.remove());
-  repo.write({
-    ".github/taskgate.yml": "preset: phases\nbot: github-actions[bot]\n",
-    "tasks/login/.state": "research\n",
-    "tasks/login/SPEC.md": "# Spec\n",
-  });
-  repo.commit("base", "alice");
-  repo.git("checkout", "-q", "-b", "feature");
-  repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
-  const head = repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature", bot: "github-actions[bot]" });
-  fake.actor = "github-actions[bot]";
-  return { fake, head };
-}
+const phasesRepo = () => actionPullRequest(cleanups);
 
 /** Node.js arguments that import the bundle as a module, then run `then`. */
 const imported = (then: string) => [

@@ -10,9 +10,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ACTION_NODE, prepareStep, spawnStep } from "../helpers/action.js";
-import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo } from "../helpers/git.js";
+import { ACTION_NODE, prepareStep, spawnStep, actionPullRequest } from "../helpers/action.js";
 import { example } from "../helpers/probot.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -23,22 +21,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function phasesRepo(): { fake: FakeGitHub; head: string } {
-  const repo = tempRepo();
-  cleanups.push(() => repo.remove());
-  repo.write({
-    ".github/taskgate.yml": "preset: phases\nbot: github-actions[bot]\n",
-    "tasks/login/.state": "research\n",
-    "tasks/login/SPEC.md": "# Spec\n",
-  });
-  repo.commit("base", "alice");
-  repo.git("checkout", "-q", "-b", "feature");
-  repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
-  const head = repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature", bot: "github-actions[bot]" });
-  fake.actor = "github-actions[bot]";
-  return { fake, head };
-}
+const phasesRepo = () => actionPullRequest(cleanups);
 
 /** The rows of local-action's "Action Outputs" table. */
 function reportedOutputs(stdout: string): Record<string, string> {

@@ -117,24 +117,37 @@ describe("what vouches for a change on the default branch", () => {
   });
 });
 
+/**
+ * main: the config and task `a` at research, then one commit straight onto main by `author` that
+ * changes `changes`, attributed by GitHub as `github` says. The fake GitHub serves it.
+ */
+function directChange(
+  changes: Record<string, string>,
+  author: string,
+  github: { login: string; type?: string; verified?: boolean; committer?: string },
+) {
+  const repo = tempRepo();
+  repos.push(repo);
+  repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
+  repo.commit("base", "alice");
+  repo.write(changes);
+  const direct = repo.commit(`${author}'s change`, author);
+  const fake = new FakeGitHub(repo, { head: "main" });
+  fake.install();
+  fake.logins.set(direct, github);
+  return { repo, fake, direct };
+}
+
 describe("the tracking issue", () => {
   it("is never one a person or another app opened, and no issue body is a baseline", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
-    repo.write({
-      ".github/taskgate.yml": "preset: phases\n",
-      "tasks/a/.state": "research\n",
-      "tasks/a/SPEC.md": "s\n",
-    });
-    repo.commit("base", "alice");
-    repo.write({
-      "tasks/a/.state": "research:approved\n",
-      "tasks/a/.state.approvals": "research:approved|2026-11-30T10:00:00Z|mallory\n",
-    });
-    const direct = repo.commit("approve it myself", "mallory");
-    const fake = new FakeGitHub(repo, { head: "main" });
-    fake.install();
-    fake.logins.set(direct, { login: "mallory" });
+    const { fake, direct } = directChange(
+      {
+        "tasks/a/.state": "research:approved\n",
+        "tasks/a/.state.approvals": "research:approved|2026-11-30T10:00:00Z|mallory\n",
+      },
+      "mallory",
+      { login: "mallory" },
+    );
     // mallory opens the "tracking issue" herself, saying everything up to her commit was audited.
     fake.issues.push({
       number: 1,
@@ -163,19 +176,7 @@ describe("the tracking issue", () => {
   });
 
   it("closes once a revert undid the change, and the revert itself went around nothing", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
-    repo.write({
-      ".github/taskgate.yml": "preset: phases\n",
-      "tasks/a/.state": "research\n",
-      "tasks/a/SPEC.md": "s\n",
-    });
-    repo.commit("base", "alice");
-    repo.write({ "tasks/a/.state": "research:approved\n" });
-    const direct = repo.commit("approve it myself", "mallory");
-    const fake = new FakeGitHub(repo, { head: "main" });
-    fake.install();
-    fake.logins.set(direct, { login: "mallory" });
+    const { repo, fake } = directChange({ "tasks/a/.state": "research:approved\n" }, "mallory", { login: "mallory" });
     await testProbot().receive(dispatch(fake));
     expect(problems(fake)).toContain("unauthorized-change");
     repo.write({ "tasks/a/.state": "research\n" });
@@ -187,22 +188,14 @@ describe("the tracking issue", () => {
 
 describe("the bot's commits on the default branch", () => {
   it("a record the bot committed to the default branch is unauthorized, however it got there", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
-    repo.write({
-      ".github/taskgate.yml": "preset: phases\n",
-      "tasks/a/.state": "research\n",
-      "tasks/a/SPEC.md": "s\n",
-    });
-    repo.commit("base", "alice");
-    repo.write({
-      "tasks/a/.state": "research:approved\n",
-      "tasks/a/.state.approvals": "research:approved|2026-11-30T10:00:00Z|bob\n",
-    });
-    const record = repo.commit("taskgate: record 1 decision(s)", "taskgate[bot]");
-    const fake = new FakeGitHub(repo, { head: "main" });
-    fake.install();
-    fake.logins.set(record, { login: "taskgate[bot]", type: "Bot", verified: true, committer: "web-flow" });
+    const { fake } = directChange(
+      {
+        "tasks/a/.state": "research:approved\n",
+        "tasks/a/.state.approvals": "research:approved|2026-11-30T10:00:00Z|bob\n",
+      },
+      "taskgate[bot]",
+      { login: "taskgate[bot]", type: "Bot", verified: true, committer: "web-flow" },
+    );
     await testProbot().receive(dispatch(fake));
     expect(problems(fake)).toContain("that is not a follow-up of main");
     expect(problems(fake)).toContain("on main directly, not through a merged pull request");

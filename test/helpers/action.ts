@@ -6,7 +6,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FakeGitHub } from "./fake-github.js";
+import { FakeGitHub } from "./fake-github.js";
+import { tempRepo, type TempRepo } from "./git.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 export const BUNDLE = join(ROOT, "action", "dist", "index.js");
@@ -109,4 +110,29 @@ export async function runBundle(
   const { code, stdout } = await spawnStep(ACTION_NODE, args, { env });
   const outputs = readOutputs(readFileSync(files.output, "utf8"));
   return { code, stdout, outputs, summary: readFileSync(files.summary, "utf8") };
+}
+
+/**
+ * A phases repository for the Action (`bot: github-actions[bot]`) whose pull request `feature` asks
+ * for approval of task `login`, with the fake GitHub acting as the job's token; removed at cleanup.
+ */
+export function actionPullRequest(cleanups: (() => Promise<void> | void)[]): {
+  repo: TempRepo;
+  fake: FakeGitHub;
+  head: string;
+} {
+  const repo = tempRepo();
+  cleanups.push(() => repo.remove());
+  repo.write({
+    ".github/taskgate.yml": "preset: phases\nbot: github-actions[bot]\n",
+    "tasks/login/.state": "research\n",
+    "tasks/login/SPEC.md": "# Spec\n",
+  });
+  repo.commit("base", "alice");
+  repo.git("checkout", "-q", "-b", "feature");
+  repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
+  const head = repo.commit("ready", "carol");
+  const fake = new FakeGitHub(repo, { head: "feature", bot: "github-actions[bot]" });
+  fake.actor = "github-actions[bot]";
+  return { repo, fake, head };
 }

@@ -7,6 +7,7 @@ import {
   describeApprovers,
   gateOutcome,
   gatePolicy,
+  recordOf,
   reviewKey,
   type ApprovalSubject,
   type GateJudgement,
@@ -406,17 +407,9 @@ function adoptionOutcome(config: Config, adoptions: readonly AdoptionWait[], fin
       waiting.push(adoption);
       continue;
     }
-    const deciding = judgement.approvals.slice(-judgement.policy.count);
-    const at = deciding.at(-1)?.review.submitted_at;
-    findings.records.push({
-      task: adoption.id,
-      from: adoption.state,
-      to: adoption.state,
-      by: deciding.map((verdict) => verdict.login).join(","),
-      kind: "adopt",
-      ...(at ? { at } : {}),
-      reviews: deciding.map((verdict) => ({ by: verdict.login, at: verdict.review.submitted_at! })),
-    });
+    findings.records.push(
+      recordOf(judgement, { task: adoption.id, from: adoption.state, to: adoption.state, kind: "adopt" }),
+    );
   }
   if (waiting.length === 0) return;
   const policy = gatePolicy(config, ADOPTED_PHASE);
