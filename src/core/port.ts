@@ -14,6 +14,37 @@ export interface SnapshotScope {
   readonly prefixes: readonly string[];
 }
 
+/**
+ * Whether a path falls in a scope (`undefined`: the whole revision), in time proportional to the
+ * path's depth, never to the size of the scope: exact paths in one set, and each folder above the
+ * path looked up in a set of prefixes. A prefix of "" or "/" names the whole revision; a prefix
+ * `a/b` means the folder, so it matches `a/b/c` but not `a/bc`.
+ */
+export function scopeMatcher(scope: SnapshotScope | undefined): (path: string) => boolean {
+  if (scope === undefined) return () => true;
+  const paths = new Set(scope.paths.filter((path) => path !== ""));
+  const prefixes = new Set(scope.prefixes.map(folderOf));
+  if (prefixes.has("/")) return () => true;
+  if (prefixes.size === 0) return (path) => paths.has(path);
+  if (prefixes.size <= 8) {
+    // A few folders: comparing in place allocates nothing.
+    const few = [...prefixes];
+    return (path) => paths.has(path) || few.some((prefix) => path.startsWith(prefix));
+  }
+  return (path) => {
+    if (paths.has(path)) return true;
+    for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
+      if (prefixes.has(path.slice(0, slash + 1))) return true;
+    }
+    return false;
+  };
+}
+
+/** A scope prefix as a folder ending in "/" ("/" alone for the whole revision). */
+export function folderOf(prefix: string): string {
+  return prefix === "" || prefix.endsWith("/") ? prefix || "/" : `${prefix}/`;
+}
+
 /** Limits a reader applies; files above `maxFileBytes` are reported as `oversized`, not read. */
 export interface ReadLimits {
   readonly maxFileBytes?: number;

@@ -13,13 +13,17 @@
  *   does not know becomes a `RefNotFoundError`.
  */
 import { spawn } from "node:child_process";
-import { stat } from "node:fs/promises";
-import { resolve as resolvePath } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve as resolvePath } from "node:path";
 
 import {
   RefNotFoundError,
   RepositoryError,
+  folderOf,
   limitFor,
+  scopeMatcher,
   type ReadLimits,
   type SnapshotScope,
   type TaskRepository,
@@ -114,6 +118,8 @@ interface RunOptions {
   readonly okCodes?: readonly number[];
   /** The refs this command names: a failure about an unknown revision maps to `RefNotFoundError`. */
   readonly refs?: readonly string[];
+  /** Takes git's output as it arrives; the result's `stdout` is then empty. */
+  readonly onStdout?: (chunk: Buffer) => void;
 }
 
 export class GitRepository implements TaskRepository {
@@ -227,16 +233,16 @@ export class GitRepository implements TaskRepository {
   async readSnapshot(rev: string, scope?: SnapshotScope, limits?: ReadLimits): Promise<Snapshot> {
     checkRef(rev);
     const maxOf = (path: string) => limitFor(path, limits, this.maxFileBytes);
-    const filter = scope === undefined ? undefined : scopeFilter(scope);
-    if (filter !== undefined && filter.pathspecs.length === 0 && !filter.everything) {
-      return { rev, files: new Map() };
-    }
+    const pathspecs = scope === undefined ? [] : listingPathspecs(scope);
+    if (pathspecs.length === 0 && scope !== undefined) return { rev, files: new Map() };
 
     // `--literal-pathspecs`: scope entries are plain paths, never globs or `:(magic)`.
     const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
-    if (filter !== undefined && !filter.everything) listArgs.push("--", ...filter.pathspecs);
+    if (pathspecs.length > 0 && !pathspecs.includes("/")) listArgs.push("--", ...pathspecs);
     const listing = await this.git(listArgs, { refs: [rev] });
-    const entries = parseLsTree(listing.stdout).filter((entry) => filter === undefined || filter.matches(entry.path));
+    // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
+    const matches = scopeMatcher(scope);
+    const entries = parseLsTree(listing.stdout).filter((entry) => matches(entry.path));
 
     // Decide what each entry is from its mode and size alone; read only what needs reading.
     const toRead = new Set<string>();
@@ -245,11 +251,11 @@ export class GitRepository implements TaskRepository {
       if (entry.size > maxOf(entry.path)) continue;
       toRead.add(entry.sha);
     }
-    const blobs = await this.readBlobs([...toRead]);
+    const contents = await this.readContents([...toRead]);
 
     const files = new Map<string, FileEntry>();
     for (const entry of entries) {
-      files.set(entry.path, classify(entry, blobs.get(entry.sha), maxOf(entry.path)));
+      files.set(entry.path, classify(entry, contents.get(entry.sha), maxOf(entry.path)));
     }
     return { rev, files };
   }
@@ -344,37 +350,30 @@ export class GitRepository implements TaskRepository {
     return parseLog(result.stdout);
   }
 
-  /** Reads blobs with one `cat-file --batch` process; returns their contents by object id. */
-  private async readBlobs(shas: readonly string[]): Promise<Map<string, Buffer>> {
-    const blobs = new Map<string, Buffer>();
-    if (shas.length === 0) return blobs;
-    const result = await this.git(["cat-file", "--batch"], { input: `${shas.join("\n")}\n` });
-    const out = result.stdout;
-    let pos = 0;
-    while (pos < out.length) {
-      // Each record: "<sha> <type> <size>\n<content>\n", or "<name> missing\n".
-      const headerEnd = out.indexOf(0x0a, pos);
-      if (headerEnd < 0) throw malformed("cat-file", "truncated header");
-      const header = out.toString("latin1", pos, headerEnd).split(" ");
-      const [sha, type, sizeText] = header;
-      if (sha === undefined || type === "missing" || sizeText === undefined) {
-        throw missingObject(sha ?? "?");
-      }
-      const size = Number(sizeText);
-      const start = headerEnd + 1;
-      const end = start + size;
-      if (!Number.isSafeInteger(size) || end > out.length) {
-        throw malformed("cat-file", "truncated object");
-      }
-      blobs.set(sha, out.subarray(start, end));
-      pos = end + 1; // skip the LF after the content
-    }
-    return blobs;
+  /**
+   * Reads blobs with one `cat-file --batch` process and decodes each as it arrives (binary or text),
+   * once per object id however many paths share it. git's output is never held whole: a large tree
+   * costs the decoded texts, not the texts plus a copy of every blob.
+   */
+  private async readContents(shas: readonly string[]): Promise<Map<string, Content>> {
+    const contents = new Map<string, Content>();
+    if (shas.length === 0) return contents;
+    const reader = new BatchReader((sha, buffer, start, end) => contents.set(sha, decode(buffer, start, end)));
+    await this.git(["cat-file", "--batch", "--buffer"], {
+      input: `${shas.join("\n")}\n`,
+      onStdout: (chunk) => reader.push(chunk),
+    });
+    reader.end();
+    return contents;
   }
 
   /** Runs git in this repository; a failure (exit code not in `okCodes`) throws. */
   private async git(args: readonly string[], options: RunOptions = {}): Promise<GitResult> {
-    const result = await runGit(this.dir, args, { onSpawn: this.onSpawn, input: options.input });
+    const result = await runGit(this.dir, args, {
+      onSpawn: this.onSpawn,
+      input: options.input,
+      onStdout: options.onStdout,
+    });
     if ((options.okCodes ?? [0]).includes(result.code)) return result;
     const missing = unknownRef(result.stderr, options.refs ?? []);
     if (missing !== undefined) throw new RefNotFoundError(missing);
@@ -386,17 +385,59 @@ export class GitRepository implements TaskRepository {
 // ---------------------------------------------------------------------------------------------
 // Process handling
 
+/** How much of git's output is read at a time when it is consumed as it is read. */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
 /**
- * Spawns `git <GLOBAL_ARGS> <args>` in `cwd` without a shell and buffers its whole output (no size
- * limit, unlike `execFile`'s maxBuffer). Resolves with the exit code; rejects with a
- * `RepositoryError` only when git cannot be started at all.
+ * Spawns `git <GLOBAL_ARGS> <args>` in `cwd` without a shell. git writes its output into a
+ * temporary file rather than a pipe: git flushes `cat-file --batch` after every object, and taking
+ * 50,000 small writes off a pipe costs Node.js many times what git spends producing them, while a
+ * file is read back in a few large reads. The output is then read whole (no size limit, unlike
+ * `execFile`'s maxBuffer), or handed to `onStdout` in chunks of `READ_CHUNK_BYTES` so it is never
+ * held whole. Resolves with the exit code; rejects with a `RepositoryError` when git cannot be
+ * started at all, and with whatever `onStdout` throws.
  */
-function runGit(
+async function runGit(
   cwd: string,
   args: readonly string[],
-  options: { onSpawn: ((args: readonly string[]) => void) | undefined; input?: string },
+  options: {
+    onSpawn: ((args: readonly string[]) => void) | undefined;
+    input?: string;
+    onStdout?: ((chunk: Buffer) => void) | undefined;
+  },
 ): Promise<GitResult> {
-  options.onSpawn?.(args);
+  const output = await openOutputFile();
+  try {
+    options.onSpawn?.(args);
+    const { code, stderr } = await spawnGit(cwd, args, output.handle.fd, options.input);
+    // git moved the file's shared offset to its end: read by position.
+    const { size } = await output.handle.stat();
+    if (options.onStdout === undefined) {
+      const stdout = Buffer.allocUnsafe(size);
+      const { bytesRead } = size === 0 ? { bytesRead: 0 } : await output.handle.read(stdout, 0, size, 0);
+      return { code, stderr, stdout: stdout.subarray(0, bytesRead) };
+    }
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size, 1)));
+    for (let position = 0; position < size; ) {
+      const { bytesRead } = await output.handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      options.onStdout(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+    return { code, stderr, stdout: Buffer.alloc(0) };
+  } finally {
+    await output.handle.close();
+    await unlink(output.path).catch(() => {});
+  }
+}
+
+/** Runs git with its stdout on `stdoutFd`; resolves with the exit code and what it said on stderr. */
+function spawnGit(
+  cwd: string,
+  args: readonly string[],
+  stdoutFd: number,
+  input: string | undefined,
+): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...GLOBAL_ARGS, ...args], {
       cwd,
@@ -405,13 +446,11 @@ function runGit(
         GIT_TERMINAL_PROMPT: "0", // never wait for credentials (e.g. a lazy fetch in a partial clone)
         LC_ALL: "C", // English messages, which `unknownRef` recognises
       },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: ["pipe", stdoutFd, "pipe"],
       windowsHide: true,
     });
-    const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error: NodeJS.ErrnoException) => {
       reject(
         error.code === "ENOENT"
@@ -420,17 +459,30 @@ function runGit(
       );
     });
     child.on("close", (code, signal) => {
-      resolve({
-        code: code ?? (signal ? 128 : -1),
-        stdout: Buffer.concat(stdout),
-        stderr: Buffer.concat(stderr).toString("utf8"),
-      });
+      resolve({ code: code ?? (signal ? 128 : -1), stderr: Buffer.concat(stderr).toString("utf8") });
     });
     // If git exits before reading all input, the write fails with EPIPE; the exit code and stderr
     // already tell what went wrong, so the stream error itself is not interesting.
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.input ?? "");
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(input ?? "");
   });
+}
+
+let outputDir: string | undefined;
+let outputCount = 0;
+
+/**
+ * A new empty file for one git command's output, in a private folder of this process (created on
+ * first use, mode 0700, removed when the process exits); the caller removes the file after use.
+ */
+async function openOutputFile(): Promise<{ handle: FileHandle; path: string }> {
+  if (outputDir === undefined) {
+    outputDir = mkdtempSync(join(tmpdir(), "taskgate-git-"));
+    const dir = outputDir;
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+  const path = join(outputDir, `out-${process.pid}-${++outputCount}`);
+  return { handle: await open(path, "wx+", 0o600), path };
 }
 
 function firstLine(text: string): string {
@@ -494,61 +546,160 @@ interface TreeEntry {
   readonly path: string;
 }
 
-interface ScopeFilter {
-  /** Pathspecs for ls-tree (deduplicated). */
-  readonly pathspecs: string[];
-  /** A prefix names the repository root: read everything. */
-  readonly everything: boolean;
-  /** Exact check applied to ls-tree's output, so the scope means exactly what it says. */
-  readonly matches: (path: string) => boolean;
+/**
+ * git compares every tree entry with every pathspec, so thousands of pathspecs (a pull request that
+ * touches thousands of task folders) cost entries × pathspecs. Above this many, the listing asks for
+ * the folders above them instead, and `scopeMatcher` keeps exactly the scope.
+ */
+const MAX_PATHSPECS = 64;
+
+/**
+ * The pathspecs an `ls-tree` of `scope` passes git: the scope's paths and folders, or, when there
+ * are more than `MAX_PATHSPECS`, their parent folders, one level up at a time ("/" means the whole
+ * tree). Empty when the scope names nothing.
+ */
+export function listingPathspecs(scope: SnapshotScope): string[] {
+  let specs = [...new Set([...scope.paths.filter((path) => path !== ""), ...scope.prefixes.map(folderOf)])];
+  while (specs.length > MAX_PATHSPECS) specs = [...new Set(specs.map(parentFolder))];
+  return specs.includes("/") ? ["/"] : specs;
 }
 
-function scopeFilter(scope: SnapshotScope): ScopeFilter {
-  const paths = new Set(scope.paths.filter((path) => path !== ""));
-  // Prefixes are folders; compare with a trailing "/" so "tasks/a" does not match "tasks/ab.md".
-  const prefixes = [...new Set(scope.prefixes.map((prefix) => (prefix.endsWith("/") ? prefix : `${prefix}/`)))];
-  const everything = prefixes.includes("/");
-  return {
-    pathspecs: [...new Set([...paths, ...prefixes])],
-    everything,
-    matches: (path) => everything || paths.has(path) || prefixes.some((prefix) => path.startsWith(prefix)),
-  };
+/** The folder above a path or folder ("a/b/c" and "a/b/c/" give "a/b/"; "a" and "a/" give "/"). */
+function parentFolder(spec: string): string {
+  const trimmed = spec.endsWith("/") ? spec.slice(0, -1) : spec;
+  const slash = trimmed.lastIndexOf("/");
+  return slash < 0 ? "/" : trimmed.slice(0, slash + 1);
 }
 
 /** Parses `ls-tree -r -z -l`: "<mode> <type> <sha> <padded size>\t<path>\0" per entry. */
 function parseLsTree(out: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
-  for (const record of out.toString("utf8").split("\0")) {
-    if (record === "") continue;
-    const tab = record.indexOf("\t");
-    const [mode, type, sha, sizeText] = record.slice(0, Math.max(tab, 0)).split(/ +/);
-    if (tab < 0 || mode === undefined || type === undefined || sha === undefined || sizeText === undefined) {
-      throw malformed("ls-tree", JSON.stringify(record.slice(0, 80)));
-    }
-    const path = record.slice(tab + 1);
-    // ls-tree -l prints "BAD" when it cannot read the blob to size it.
-    if (sizeText === "BAD") throw missingObject(sha, path);
-    const size = sizeText === "-" ? 0 : Number(sizeText);
-    if (!Number.isSafeInteger(size)) throw malformed("ls-tree", `size ${sizeText}`);
-    entries.push({ mode, type, sha, size, path });
+  const text = out.toString("utf8");
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\0", start);
+    if (end < 0) end = text.length;
+    if (end > start) entries.push(parseTreeRecord(text, start, end));
+    start = end + 1;
   }
   return entries;
 }
 
-function classify(entry: TreeEntry, content: Buffer | undefined, maxFileBytes: number): FileEntry {
+/** One `ls-tree -l` record of `text` between `start` and `end`: "<mode> <type> <sha> <padded size>\t<path>". */
+function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
+  const tab = text.indexOf("\t", start);
+  const typeAt = text.indexOf(" ", start) + 1;
+  const shaAt = typeAt > 0 ? text.indexOf(" ", typeAt) + 1 : 0;
+  const sizeEnd = shaAt > 0 ? text.indexOf(" ", shaAt) : -1;
+  if (tab < 0 || tab > end || typeAt === 0 || shaAt === 0 || sizeEnd < 0 || sizeEnd > tab) {
+    throw malformed("ls-tree", JSON.stringify(text.slice(start, Math.min(end, start + 80))));
+  }
+  const sha = text.slice(shaAt, sizeEnd);
+  const path = text.slice(tab + 1, end);
+  const sizeText = text.slice(sizeEnd, tab).trim();
+  // ls-tree -l prints "BAD" when it cannot read the blob to size it.
+  if (sizeText === "BAD") throw missingObject(sha, path);
+  const size = sizeText === "-" ? 0 : Number(sizeText);
+  if (!Number.isSafeInteger(size) || sizeText === "") throw malformed("ls-tree", `size ${sizeText}`);
+  return { mode: text.slice(start, typeAt - 1), type: text.slice(typeAt, shaAt - 1), sha, size, path };
+}
+
+/** What a blob holds, decoded once: its text, or `BINARY`. */
+const BINARY = Symbol("binary");
+type Content = string | typeof BINARY;
+
+function decode(buffer: Buffer, start: number, end: number): Content {
+  if (buffer.subarray(start, Math.min(end, start + BINARY_SNIFF_BYTES)).includes(0)) return BINARY;
+  return buffer.toString("utf8", start, end);
+}
+
+/**
+ * Parses `cat-file --batch` output as it streams: per object "<sha> <type> <size>\n<content>\n",
+ * or "<name> missing\n". Each object's content is handed over whole, copied once out of the chunk
+ * (whose memory the caller reuses).
+ */
+export class BatchReader {
+  private header: Buffer[] = [];
+  /** The object being read when it did not fit in one chunk. */
+  private current: { sha: string; content: Buffer; filled: number } | undefined;
+  /** The LF that follows each object's content is still to be skipped. */
+  private skipLf = false;
+
+  /** `onObject` gets the object's bytes as `buffer[start, end)`, valid only during the call. */
+  constructor(private readonly onObject: (sha: string, buffer: Buffer, start: number, end: number) => void) {}
+
+  push(chunk: Buffer): void {
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.skipLf) {
+        this.skipLf = false;
+        pos++;
+      } else if (this.current !== undefined) {
+        pos = this.fill(chunk, pos);
+      } else {
+        const lf = chunk.indexOf(0x0a, pos);
+        // The chunk's memory is reused once this returns: keep a copy of a header cut in two.
+        this.header.push(Buffer.from(chunk.subarray(pos, lf < 0 ? chunk.length : lf)));
+        if (lf < 0) return;
+        const [sha, size] = objectHeader(Buffer.concat(this.header).toString("latin1"));
+        this.header = [];
+        pos = lf + 1;
+        if (pos + size <= chunk.length) {
+          // The whole object is in this chunk (the usual case): no copy.
+          this.skipLf = true;
+          this.onObject(sha, chunk, pos, pos + size);
+          pos += size;
+        } else {
+          this.current = { sha, content: Buffer.allocUnsafe(size), filled: 0 };
+        }
+      }
+    }
+  }
+
+  /** Throws when git's output stopped in the middle of an object. */
+  end(): void {
+    if (this.current !== undefined || this.header.some((part) => part.length > 0)) {
+      throw malformed("cat-file", "truncated object");
+    }
+  }
+
+  private fill(chunk: Buffer, pos: number): number {
+    const current = this.current!;
+    const take = Math.min(current.content.length - current.filled, chunk.length - pos);
+    chunk.copy(current.content, current.filled, pos, pos + take);
+    current.filled += take;
+    if (current.filled === current.content.length) {
+      this.current = undefined;
+      this.skipLf = true;
+      this.onObject(current.sha, current.content, 0, current.content.length);
+    }
+    return pos + take;
+  }
+}
+
+/** "<sha> <type> <size>" gives the sha and the size; "<name> missing" throws. */
+function objectHeader(line: string): [string, number] {
+  const [sha, type, sizeText] = line.split(" ");
+  if (sha === undefined || type === "missing" || sizeText === undefined) throw missingObject(sha ?? "?");
+  const size = Number(sizeText);
+  if (!Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
+  return [sha, size];
+}
+
+function classify(entry: TreeEntry, content: Content | undefined, maxFileBytes: number): FileEntry {
   const { path, size, sha: oid } = entry;
   if (entry.mode === MODE_SUBMODULE || entry.type === "commit") {
     return { path, kind: "submodule", size: 0, oid };
   }
   if (entry.mode === MODE_SYMLINK) {
     // A link target larger than maxFileBytes is absurd; report the link without reading it.
-    return content === undefined
+    return content === undefined || content === BINARY
       ? { path, kind: "symlink", size, oid }
-      : { path, kind: "symlink", size, target: content.toString("utf8"), oid };
+      : { path, kind: "symlink", size, target: content, oid };
   }
   if (size > maxFileBytes || content === undefined) return { path, kind: "oversized", size, oid };
-  if (content.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return { path, kind: "binary", size, oid };
-  return { path, kind: "file", size, text: content.toString("utf8"), oid };
+  if (content === BINARY) return { path, kind: "binary", size, oid };
+  return { path, kind: "file", size, text: content, oid };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,183 @@
+/**
+ * How the git adapter reads large revisions: scopes of thousands of folders, git's output taken in
+ * chunks (objects and headers cut at a chunk's edge), and no output file left behind. Each check
+ * compares with what `git` itself says, so a shortcut that loses or mixes up content fails.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { scopeMatcher } from "../../src/core/port.js";
+import { BatchReader, GitRepository, listingPathspecs } from "../../src/git/repository.js";
+import { tempRepo, type TempRepo } from "../helpers/git.js";
+
+let repo: TempRepo;
+let head: string;
+/** Every path of the commit with its content, as `git` reads it. */
+const expected = new Map<string, string>();
+
+const FOLDERS = 300;
+
+beforeAll(() => {
+  repo = tempRepo();
+  const files: Record<string, string> = {};
+  // Sizes that put object boundaries and headers at every offset of a 4 MiB chunk sooner or later.
+  for (let i = 0; i < FOLDERS; i++) {
+    const id = `t${String(i).padStart(4, "0")}`;
+    files[`tasks/${id}/.state`] = `state-${i}\n`;
+    files[`tasks/${id}/NOTES.md`] = `${id} `.repeat(1 + ((i * 7919) % 9000));
+    files[`tasks/${id}x.md`] = `neighbour of ${id}\n`; // shares the folder's name as a prefix
+  }
+  files["big/ledger.json"] = `${"é".repeat(3 * 1024 * 1024)}\n`; // 6 MiB: spans two chunks
+  files["other/keep.md"] = "outside every scope\n";
+  repo.write(files);
+  head = repo.commit("many files");
+  for (const [path, text] of Object.entries(files)) expected.set(path, text);
+});
+
+afterAll(() => repo.remove());
+
+describe("reading a revision in chunks", () => {
+  it("reads every file's exact text, whatever the chunk boundaries", async () => {
+    const git = await GitRepository.open(repo.dir, { maxFileBytes: 8 * 1024 * 1024 });
+    const snapshot = await git.readSnapshot(head);
+    expect(snapshot.files.size).toBe(expected.size);
+    for (const [path, text] of expected) {
+      const entry = snapshot.files.get(path);
+      expect(entry?.kind, path).toBe("file");
+      expect(entry?.kind === "file" && entry.text === text, path).toBe(true);
+    }
+  });
+
+  it("reads a file larger than a chunk whole under its own limit", async () => {
+    const git = await GitRepository.open(repo.dir);
+    const snapshot = await git.readSnapshot(
+      head,
+      { paths: ["big/ledger.json"], prefixes: [] },
+      { perPath: { "big/ledger.json": 16 * 1024 * 1024 } },
+    );
+    const entry = snapshot.files.get("big/ledger.json");
+    expect(entry?.kind === "file" && entry.text).toBe(expected.get("big/ledger.json"));
+  });
+
+  it("leaves no output file behind", async () => {
+    const git = await GitRepository.open(repo.dir);
+    await git.readSnapshot(head, { paths: [], prefixes: ["tasks/"] });
+    await expect(git.resolve("no-such-branch")).rejects.toThrow(/no-such-branch/);
+    const leftovers = readdirSync(tmpdir())
+      .filter((name) => name.startsWith("taskgate-git-"))
+      .flatMap((name) => readdirSync(`${tmpdir()}/${name}`).filter((file) => file.includes(`-${process.pid}-`)));
+    expect(leftovers).toEqual([]);
+  });
+});
+
+describe("BatchReader", () => {
+  it("hands over every object whole, wherever the chunks cut headers and contents", () => {
+    // Small objects, so that every chunk size up to the whole output can be tried.
+    const names = [
+      "tasks/t0001/.state",
+      "tasks/t0000/NOTES.md",
+      "tasks/t0003x.md",
+      "tasks/t0010/.state",
+      "other/keep.md",
+    ];
+    const shas = names.map((path) => repo.git("rev-parse", `${head}:${path}`));
+    const output = execFileSync("git", ["cat-file", "--batch"], { cwd: repo.dir, input: `${shas.join("\n")}\n` });
+    expect(output.length).toBeLessThan(1000);
+    for (let size = 1; size <= output.length; size++) {
+      const seen = new Map<string, string>();
+      const reader = new BatchReader((sha, buffer, start, end) => seen.set(sha, buffer.toString("utf8", start, end)));
+      // One scratch buffer for every chunk, as the adapter reuses its read buffer.
+      const scratch = Buffer.alloc(size);
+      for (let at = 0; at < output.length; at += size) {
+        const length = output.copy(scratch, 0, at, Math.min(at + size, output.length));
+        reader.push(scratch.subarray(0, length));
+        scratch.fill(0x21);
+      }
+      reader.end();
+      expect(
+        names.map((path, i) => seen.get(shas[i]!) === expected.get(path)),
+        `chunks of ${size}`,
+      ).toEqual(names.map(() => true));
+    }
+  });
+
+  it("says when git's output stops inside an object, and names a missing one", () => {
+    const reader = new BatchReader(() => {});
+    reader.push(Buffer.from("0123456789012345678901234567890123456789 blob 10\nabc"));
+    expect(() => reader.end()).toThrow(/truncated object/);
+    const missing = new BatchReader(() => {});
+    expect(() => missing.push(Buffer.from("abcdef missing\n"))).toThrow(/cannot read object abcdef/);
+  });
+});
+
+describe("a scope of many folders", () => {
+  it("reads exactly the scope's folders and files, with a bounded number of pathspecs", async () => {
+    const spawns: (readonly string[])[] = [];
+    const git = await GitRepository.open(repo.dir, { onSpawn: (args) => spawns.push(args) });
+    const chosen = Array.from({ length: 200 }, (_, i) => `tasks/t${String(i).padStart(4, "0")}`);
+    const snapshot = await git.readSnapshot(head, { paths: ["other/keep.md", "tasks"], prefixes: chosen });
+    const want = [...expected.keys()].filter(
+      (path) => path === "other/keep.md" || chosen.some((folder) => path.startsWith(`${folder}/`)),
+    );
+    expect([...snapshot.files.keys()].sort()).toEqual(want.sort());
+    const listing = spawns.find((args) => args.includes("ls-tree"))!;
+    expect(listing.length - listing.indexOf("--") - 1).toBeLessThanOrEqual(64);
+  });
+
+  it("passes a small scope to git as it is", async () => {
+    const spawns: (readonly string[])[] = [];
+    const git = await GitRepository.open(repo.dir, { onSpawn: (args) => spawns.push(args) });
+    await git.readSnapshot(head, { paths: ["other/keep.md"], prefixes: ["tasks/t0001/"] });
+    const listing = spawns.find((args) => args.includes("ls-tree"))!;
+    expect(listing.slice(listing.indexOf("--") + 1).sort()).toEqual(["other/keep.md", "tasks/t0001/"]);
+  });
+
+  it("collapses thousands of folders to their parents, one level at a time", () => {
+    const prefixes = Array.from({ length: 5000 }, (_, i) => `tasks/group-${i % 10}/t${i}/`);
+    expect(listingPathspecs({ paths: [], prefixes }).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `tasks/group-${i}/`).sort(),
+    );
+    const spread = Array.from({ length: 5000 }, (_, i) => `a${i}/b/`);
+    expect(listingPathspecs({ paths: [], prefixes: spread })).toEqual(["/"]);
+    expect(listingPathspecs({ paths: [], prefixes: ["/"] })).toEqual(["/"]);
+    expect(listingPathspecs({ paths: [], prefixes: [] })).toEqual([]);
+  });
+});
+
+describe("scopeMatcher", () => {
+  const cases = (prefixes: string[]) => scopeMatcher({ paths: ["tasks/a"], prefixes });
+
+  for (const [label, prefixes] of [
+    ["few folders", ["tasks/a", "docs/"]],
+    ["many folders", ["tasks/a", "docs/", ...Array.from({ length: 20 }, (_, i) => `x${i}/`)]],
+  ] as const) {
+    it(`matches folders and exact paths only (${label})`, () => {
+      const matches = cases([...prefixes]);
+      expect(matches("tasks/a/.state")).toBe(true);
+      expect(matches("tasks/a/deep/er.md")).toBe(true);
+      expect(matches("tasks/a")).toBe(true);
+      expect(matches("tasks/ab.md")).toBe(false);
+      expect(matches("tasks/b/.state")).toBe(false);
+      expect(matches("docs/readme.md")).toBe(true);
+      expect(matches("docsx/readme.md")).toBe(false);
+    });
+  }
+
+  it("reads the whole revision for a root prefix or no scope", () => {
+    expect(scopeMatcher(undefined)("any/path")).toBe(true);
+    expect(scopeMatcher({ paths: [], prefixes: ["/"] })("any/path")).toBe(true);
+    expect(scopeMatcher({ paths: [], prefixes: [""] })("any/path")).toBe(true);
+    expect(scopeMatcher({ paths: [], prefixes: [] })("any/path")).toBe(false);
+  });
+
+  it("agrees with git on a real listing", () => {
+    const listed = execFileSync("git", ["ls-tree", "-r", "--name-only", head], { cwd: repo.dir, encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+    const matches = scopeMatcher({ paths: [], prefixes: ["tasks/t0002"] });
+    expect(listed.filter(matches).sort()).toEqual(["tasks/t0002/.state", "tasks/t0002/NOTES.md"]);
+  });
+});
