@@ -205,87 +205,222 @@ export function positionKey(path: readonly (string | number)[]): string {
 }
 
 /**
+ * A cursor over a JSON text that steps over whitespace, strings and whole values without building
+ * them and without recursion. It assumes valid JSON (it is used after `JSON.parse` succeeded) and
+ * never throws or loops on anything else.
+ */
+class JsonCursor {
+  at: number;
+
+  constructor(readonly text: string) {
+    this.at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  }
+
+  space(): void {
+    const { text } = this;
+    while (this.at < text.length) {
+      const code = text.charCodeAt(this.at);
+      if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
+      this.at++;
+    }
+  }
+
+  skipString(): void {
+    const { text } = this;
+    this.at++;
+    while (this.at < text.length && text.charCodeAt(this.at) !== 0x22)
+      this.at += text.charCodeAt(this.at) === 0x5c ? 2 : 1;
+    this.at++;
+  }
+
+  /** Skips one value of any depth. */
+  skipValue(): void {
+    const { text } = this;
+    let depth = 0;
+    do {
+      this.space();
+      const char = text[this.at];
+      if (char === '"') this.skipString();
+      else if (char === "{" || char === "[") {
+        depth++;
+        this.at++;
+      } else if (char === "}" || char === "]") {
+        depth--;
+        this.at++;
+      } else if (char === "," || char === ":") this.at++;
+      else {
+        while (this.at < text.length && !',:]} \t\r\n"'.includes(text[this.at]!)) this.at++;
+      }
+    } while (depth > 0 && this.at < text.length);
+  }
+
+  /** At an object member (or its end): reads the key and steps past the ':'; `undefined` at "}". */
+  key(): { key: string; start: number } | undefined {
+    const { text } = this;
+    for (;;) {
+      this.space();
+      if (text[this.at] === "}" || this.at >= text.length) {
+        this.at++;
+        return undefined;
+      }
+      if (text[this.at] !== ",") break;
+      this.at++;
+    }
+    const start = this.at;
+    const close = text.indexOf('"', start + 1);
+    this.skipString();
+    let key = text.slice(start + 1, Math.max(start + 1, this.at - 1));
+    if (key.includes("\\")) {
+      try {
+        key = JSON.parse(text.slice(start, this.at)) as string;
+      } catch {
+        key = text.slice(start + 1, Math.max(start + 1, close));
+      }
+    }
+    this.space();
+    this.at++; // ':'
+    return { key, start };
+  }
+
+  /** At an array element (or its end): steps to the element; `false` at "]". */
+  element(): boolean {
+    const { text } = this;
+    for (;;) {
+      this.space();
+      if (text[this.at] === "]" || this.at >= text.length) {
+        this.at++;
+        return false;
+      }
+      if (text[this.at] !== ",") return true;
+      this.at++;
+    }
+  }
+}
+
+/**
  * Where each value of a valid JSON text starts, for every path up to `maxDepth` deep (an object
  * member at the offset of its key): one linear scan, deeper values skipped without recording.
  * Used to name lines in messages without a parse that keeps positions.
  */
 export function jsonPositions(text: string, maxDepth: number): Map<string, number> {
   const out = new Map<string, number>();
-  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const space = () => {
-    while (at < text.length) {
-      const code = text.charCodeAt(at);
-      if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
-      at++;
-    }
-  };
-  const skipString = () => {
-    at++;
-    while (at < text.length && text[at] !== '"') at += text[at] === "\\" ? 2 : 1;
-    at++;
-  };
-  /** Skips one value of any depth without recursion. */
-  const skipValue = () => {
-    let depth = 0;
-    do {
-      space();
-      const char = text[at];
-      if (char === '"') skipString();
-      else if (char === "{" || char === "[") {
-        depth++;
-        at++;
-      } else if (char === "}" || char === "]") {
-        depth--;
-        at++;
-      } else if (char === "," || char === ":") at++;
-      else {
-        while (at < text.length && !',:]} \t\r\n"'.includes(text[at]!)) at++;
-      }
-    } while (depth > 0 && at < text.length);
-  };
+  const cursor = new JsonCursor(text);
   const value = (path: (string | number)[], start: number): void => {
-    space();
-    out.set(positionKey(path), start >= 0 ? start : at);
-    if (path.length >= maxDepth) return skipValue();
-    const char = text[at];
+    cursor.space();
+    out.set(positionKey(path), start >= 0 ? start : cursor.at);
+    if (path.length >= maxDepth) return cursor.skipValue();
+    const char = text[cursor.at];
     if (char === "{") {
-      at++;
-      for (;;) {
-        space();
-        if (text[at] === "}" || at >= text.length) return void at++;
-        if (text[at] === ",") {
-          at++;
-          continue;
-        }
-        const keyStart = at;
-        const close = text.indexOf('"', at + 1);
-        skipString();
-        let key: string;
-        try {
-          key = JSON.parse(text.slice(keyStart, at)) as string;
-        } catch {
-          key = text.slice(keyStart + 1, Math.max(keyStart + 1, close));
-        }
-        space();
-        at++; // ':'
-        value([...path, key], keyStart);
-      }
+      cursor.at++;
+      for (let member = cursor.key(); member; member = cursor.key()) value([...path, member.key], member.start);
+      return;
     }
     if (char === "[") {
-      at++;
-      let index = 0;
-      for (;;) {
-        space();
-        if (text[at] === "]" || at >= text.length) return void at++;
-        if (text[at] === ",") {
-          at++;
-          continue;
-        }
-        value([...path, index++], -1);
-      }
+      cursor.at++;
+      for (let index = 0; cursor.element(); index++) value([...path, index], -1);
+      return;
     }
-    skipValue();
+    cursor.skipValue();
   };
   value([], -1);
   return out;
+}
+
+/**
+ * Where the deepest existing part of `path` starts in a valid JSON text (an object member at its
+ * key; of duplicate keys the last, as `JSON.parse` keeps), scanning only the objects and arrays on
+ * the way: their other members and elements are skipped without being recorded. `undefined` when
+ * not even the first part exists.
+ */
+export function jsonPositionOf(text: string, path: readonly (string | number)[]): number | undefined {
+  const cursor = new JsonCursor(text);
+  let found: number | undefined;
+  for (const part of path) {
+    cursor.space();
+    const char = text[cursor.at];
+    let start: number | undefined;
+    if (char === "{" && typeof part === "string") {
+      // JSON.parse keeps the last of duplicate keys: so does this, to point at the one that counts.
+      cursor.at++;
+      let valueAt: number | undefined;
+      for (let member = cursor.key(); member; member = cursor.key()) {
+        if (member.key === part) {
+          start = member.start;
+          valueAt = cursor.at;
+        }
+        cursor.skipValue();
+      }
+      if (valueAt !== undefined) cursor.at = valueAt;
+    } else if (char === "[" && typeof part === "number") {
+      cursor.at++;
+      for (let index = 0; cursor.element(); index++) {
+        if (index === part) {
+          start = cursor.at;
+          break;
+        }
+        cursor.skipValue();
+      }
+    }
+    if (start === undefined) return found;
+    found = start;
+  }
+  return found;
+}
+
+/** Lookups a `jsonLines` locator answers by scanning before it indexes the whole text once. */
+const TARGETED_LOOKUPS = 16;
+
+/**
+ * The line of the deepest existing part of a JSON path (at most `maxDepth` parts), for messages.
+ * The first few lookups scan only up to what they look for; past `TARGETED_LOOKUPS`, one scan
+ * indexes every position, so many lookups stay linear in the text rather than in text × lookups.
+ * Nothing is computed until a message needs a line.
+ */
+export function jsonLines(text: string, maxDepth: number): (path: readonly (string | number)[]) => number | undefined {
+  let lookups = 0;
+  let positions: Map<string, number> | undefined;
+  let lines: LineIndex | undefined;
+  return (path) => {
+    const wanted = path.slice(0, maxDepth);
+    let offset: number | undefined;
+    if (positions === undefined && ++lookups <= TARGETED_LOOKUPS) offset = jsonPositionOf(text, wanted);
+    else {
+      positions ??= jsonPositions(text, maxDepth);
+      for (let depth = wanted.length; depth > 0 && offset === undefined; depth--) {
+        offset = positions.get(positionKey(wanted.slice(0, depth)));
+      }
+    }
+    if (offset === undefined) return undefined;
+    if (positions === undefined) return lineByCounting(text, offset);
+    lines ??= new LineIndex(text);
+    return lines.lineAt(offset);
+  };
+}
+
+/** The line of an offset, counting the line feeds before it. */
+function lineByCounting(text: string, offset: number): number {
+  let line = 1;
+  for (let at = text.indexOf("\n"); at >= 0 && at < offset; at = text.indexOf("\n", at + 1)) line++;
+  return line;
+}
+
+/** Line starts of a text, for lines of many offsets by binary search. */
+class LineIndex {
+  private readonly starts = [0];
+
+  constructor(text: string) {
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
+  }
+
+  lineAt(offset: number): number {
+    const { starts } = this;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  }
 }

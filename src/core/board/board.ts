@@ -4,7 +4,7 @@
  * dependency graph, owners, blockers, evidence and secrets.
  */
 import type { BoardConfig } from "../config.js";
-import { deepEqual, jsonPositions, nestingMessage, parseJsonFile, positionKey, tooDeep } from "../json.js";
+import { deepEqual, jsonLines, nestingMessage, parseJsonFile, tooDeep } from "../json.js";
 import { own } from "../objects.js";
 import { isSuspiciousPath } from "../paths.js";
 import { describeKind } from "../phases/tasks.js";
@@ -68,8 +68,8 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
   const definitions = new Map<string, Definition>();
   for (const definition of definitionList)
     if (!definitions.has(definition.id)) definitions.set(definition.id, definition);
-  let ledgerPositions: Map<string, number> | undefined;
-  let definitionPositions: Map<string, number> | undefined;
+  let ledgerLines: ReturnType<typeof jsonLines> | undefined;
+  let definitionLines: ReturnType<typeof jsonLines> | undefined;
   let definitionIndex: Map<string, number> | undefined;
   return {
     options,
@@ -84,8 +84,8 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
     ledgerLine(id, ...path) {
       const text = ledger && ledgerFile?.text;
       if (!text) return undefined;
-      ledgerPositions ??= jsonPositions(text, 4);
-      return lineOfPath(text, ledgerPositions, ["tasks", id, ...path]);
+      ledgerLines ??= jsonLines(text, 4);
+      return ledgerLines(["tasks", id, ...path]);
     },
     definitionLine(id) {
       const text = defs && defsFile?.text;
@@ -98,43 +98,10 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
       }
       const index = definitionIndex.get(id);
       if (index === undefined) return undefined;
-      definitionPositions ??= jsonPositions(text, 3);
-      return lineOfPath(text, definitionPositions, ["tasks", index, "id"]);
+      definitionLines ??= jsonLines(text, 3);
+      return definitionLines(["tasks", index, "id"]);
     },
   };
-}
-
-/** The line of the deepest recorded part of a JSON path. */
-function lineOfPath(
-  text: string,
-  positions: Map<string, number>,
-  path: readonly (string | number)[],
-): number | undefined {
-  for (let depth = path.length; depth > 0; depth--) {
-    const offset = positions.get(positionKey(path.slice(0, depth)));
-    if (offset !== undefined) return lineAt(text, offset);
-  }
-  return undefined;
-}
-
-let lineStarts: { text: string; starts: number[] } | undefined;
-
-/** The line of an offset, by binary search over the line starts of the last text asked about. */
-function lineAt(text: string, offset: number): number {
-  if (lineStarts?.text !== text) {
-    const starts = [0];
-    for (let index = text.indexOf("\n"); index >= 0; index = text.indexOf("\n", index + 1)) starts.push(index + 1);
-    lineStarts = { text, starts };
-  }
-  const { starts } = lineStarts;
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = (low + high + 1) >> 1;
-    if (starts[middle]! <= offset) low = middle;
-    else high = middle - 1;
-  }
-  return low + 1;
 }
 
 interface Parsed {
