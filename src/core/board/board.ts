@@ -13,10 +13,12 @@ import { scanSecrets } from "../secrets.js";
 import type { FileEntry, Snapshot, Violation } from "../types.js";
 import { violation } from "../violations.js";
 import {
-  DefinitionSchema,
   DefinitionsSchema,
-  LedgerEntrySchema,
   LedgerSchema,
+  readDefinition,
+  readDefinitions,
+  readLedger,
+  readLedgerEntry,
   TaskIdSchema,
   agentOf,
   implicitEntry,
@@ -181,6 +183,9 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
   // Against a previous revision, only what changed needs validating: unchanged parts were valid there.
   const incremental = previous?.value !== undefined ? validateChanges(kind, raw, previous) : undefined;
   if (incremental !== undefined) return { value: incremental, raw, problems: [] };
+  const value = kind === "definitions" ? readDefinitions(raw) : readLedger(raw);
+  if (value !== undefined) return { value, raw, problems: [] };
+  // Only an invalid file pays for the schema over the whole file, which names every problem.
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { value: parsed.data, raw, problems: [] };
   return { value: undefined, raw, problems: issuesOf(entry.text, path, kind) };
@@ -225,9 +230,9 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
         tasks[id] = known;
         continue;
       }
-      const entry = LedgerEntrySchema.safeParse(item);
-      if (!entry.success || !TaskIdSchema.safeParse(id).success) return undefined;
-      tasks[id] = entry.data;
+      const entry = readLedgerEntry(item);
+      if (entry === undefined || !TaskIdSchema.safeParse(id).success) return undefined;
+      tasks[id] = entry;
     }
     return { ...raw, revision, tasks };
   }
@@ -245,9 +250,9 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
       tasks.push(known.value);
       continue;
     }
-    const definition = DefinitionSchema.safeParse(item);
-    if (!definition.success) return undefined;
-    tasks.push(definition.data);
+    const definition = readDefinition(item);
+    if (definition === undefined) return undefined;
+    tasks.push(definition);
   }
   return { ...raw, tasks };
 }

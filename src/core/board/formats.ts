@@ -11,12 +11,12 @@ export type Status = (typeof STATUSES)[number];
 export const ACTIONS = ["claim", "submit", "approve", "reject", "escalate", "unblock", "release", "reassign"] as const;
 export type Action = (typeof ACTIONS)[number];
 
+/** A task id: letters, digits, . _ -, starting with a letter or digit, never containing "..". */
+const TASK_ID = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
 export const TaskIdSchema = z
   .string()
-  .regex(
-    /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*$/,
-    "a task id: letters, digits, . _ -, starting with a letter or digit, never containing ..",
-  );
+  .regex(TASK_ID, "a task id: letters, digits, . _ -, starting with a letter or digit, never containing ..");
 
 export const DefinitionSchema = z.looseObject({
   id: TaskIdSchema,
@@ -105,4 +105,148 @@ export function loginOf(owner: string): string {
 export function agentOf(owner: string): string {
   const slash = owner.indexOf("/");
   return slash < 0 ? owner : owner.slice(slash + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Canonical values without the schema's cost
+//
+// A board of 10,000 tasks is mostly entries written by taskgate itself: every field present, in
+// the schema's order, with nothing extra. Checking such an entry by hand costs a small fraction of
+// `safeParse`, so the readers below accept canonical items directly and hand every other item to
+// the schema, which also reports the problems. What they return equals the schema's output, keys
+// in the same order (a property test holds them to that).
+
+const STATUS_SET: ReadonlySet<unknown> = new Set(STATUSES);
+const ACTION_SET: ReadonlySet<unknown> = new Set(ACTIONS);
+type Plain = Record<string, unknown>;
+
+function isPlain(value: unknown): value is Plain {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Has `value` exactly these own keys, those in `required` among them, in the schema's order? */
+function hasKeys(value: Plain, order: readonly string[], required: number): boolean {
+  let at = 0;
+  let count = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    const index = order.indexOf(key, at);
+    if (index < 0) return false;
+    at = index + 1;
+    count++;
+  }
+  return count >= required && order.slice(0, required).every((key) => Object.hasOwn(value, key));
+}
+
+const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0;
+const isTaskId = (value: unknown): value is string => typeof value === "string" && TASK_ID.test(value);
+const isOptionalNote = (value: unknown) => value === undefined || value === null || typeof value === "string";
+
+const HISTORY_KEYS = ["at", "by", "action", "from", "to", "note", "evidence", "handoff"] as const;
+
+function canonicalHistory(value: unknown): HistoryEntry | undefined {
+  if (!isPlain(value) || !hasKeys(value, HISTORY_KEYS, 5)) return undefined;
+  const { at, by, action, from, to, note, evidence, handoff } = value;
+  if (!isText(at) || !isText(by) || !ACTION_SET.has(action) || !STATUS_SET.has(from) || !STATUS_SET.has(to)) {
+    return undefined;
+  }
+  if (!isOptionalNote(note) || !isOptionalNote(evidence) || !isOptionalNote(handoff)) return undefined;
+  return { ...value } as HistoryEntry;
+}
+
+const ENTRY_KEYS = ["status", "owner", "external_wait", "blocked_by", "history"] as const;
+
+/** A ledger entry with every field present, in order, valid, and nothing else; else `undefined`. */
+export function canonicalLedgerEntry(value: unknown): LedgerEntry | undefined {
+  if (!isPlain(value) || !hasKeys(value, ENTRY_KEYS, ENTRY_KEYS.length)) return undefined;
+  const { status, owner, external_wait: wait, blocked_by: blockers, history } = value;
+  if (!STATUS_SET.has(status) || !(owner === null || isText(owner)) || typeof wait !== "boolean") return undefined;
+  if (!Array.isArray(blockers) || !blockers.every(isTaskId) || !Array.isArray(history)) return undefined;
+  const entries: HistoryEntry[] = [];
+  for (const item of history) {
+    const entry = canonicalHistory(item);
+    if (entry === undefined) return undefined;
+    entries.push(entry);
+  }
+  return { status, owner, external_wait: wait, blocked_by: [...blockers], history: entries } as LedgerEntry;
+}
+
+const DEFINITION_KEYS = [
+  "id",
+  "title",
+  "role",
+  "stage",
+  "reviewer_role",
+  "depends_on",
+  "paths",
+  "outcome",
+  "steps",
+  "checks",
+  "external",
+] as const;
+
+const isTextList = (value: unknown, each: (item: unknown) => boolean) => Array.isArray(value) && value.every(each);
+
+/** A definition with every field present, in order, valid, and nothing else; else `undefined`. */
+export function canonicalDefinition(value: unknown): Definition | undefined {
+  if (!isPlain(value) || !hasKeys(value, DEFINITION_KEYS, DEFINITION_KEYS.length)) return undefined;
+  const { id, title, role, stage, reviewer_role: reviewer, depends_on: dependsOn, paths, outcome } = value;
+  if (!isTaskId(id) || !isText(title) || !isText(role) || !isText(stage) || !isText(reviewer)) return undefined;
+  if (!isTextList(dependsOn, isTaskId) || !isTextList(paths, isText) || typeof outcome !== "string") return undefined;
+  const { steps, checks, external } = value;
+  const isString = (item: unknown) => typeof item === "string";
+  if (!isTextList(steps, isString) || !isTextList(checks, isString) || typeof external !== "boolean") return undefined;
+  return {
+    ...value,
+    depends_on: [...(dependsOn as string[])],
+    paths: [...(paths as string[])],
+    steps: [...(steps as string[])],
+    checks: [...(checks as string[])],
+  } as Definition;
+}
+
+/** One ledger entry: the canonical path, else the schema's; `undefined` when invalid. */
+export function readLedgerEntry(value: unknown): LedgerEntry | undefined {
+  const canonical = canonicalLedgerEntry(value);
+  if (canonical !== undefined) return canonical;
+  const parsed = LedgerEntrySchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** One definition: the canonical path, else the schema's; `undefined` when invalid. */
+export function readDefinition(value: unknown): Definition | undefined {
+  const canonical = canonicalDefinition(value);
+  if (canonical !== undefined) return canonical;
+  const parsed = DefinitionSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The ledger as the schema reads it, item by item (canonical items without the schema), or
+ * `undefined` when anything is invalid (then `LedgerSchema` names the problems).
+ */
+export function readLedger(value: unknown): Ledger | undefined {
+  if (!isPlain(value) || !hasKeys(value, ["revision", "tasks"], 2)) return undefined;
+  const { revision, tasks } = value;
+  if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 0 || !isPlain(tasks)) return undefined;
+  const out: Record<string, LedgerEntry> = {};
+  for (const id in tasks) {
+    if (!Object.hasOwn(tasks, id) || !TASK_ID.test(id)) return undefined;
+    const entry = readLedgerEntry(tasks[id]);
+    if (entry === undefined) return undefined;
+    out[id] = entry;
+  }
+  return { revision, tasks: out };
+}
+
+/** The definitions as the schema reads them, item by item, or `undefined` when anything is invalid. */
+export function readDefinitions(value: unknown): { tasks: Definition[] } | undefined {
+  if (!isPlain(value) || !hasKeys(value, ["tasks"], 1) || !Array.isArray(value.tasks)) return undefined;
+  const tasks: Definition[] = [];
+  for (const item of value.tasks) {
+    const definition = readDefinition(item);
+    if (definition === undefined) return undefined;
+    tasks.push(definition);
+  }
+  return { tasks };
 }
