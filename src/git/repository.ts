@@ -16,6 +16,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { StringDecoder } from "node:string_decoder";
 import { join, resolve as resolvePath } from "node:path";
 
 import {
@@ -358,7 +359,7 @@ export class GitRepository implements TaskRepository {
   private async readContents(shas: readonly string[]): Promise<Map<string, Content>> {
     const contents = new Map<string, Content>();
     if (shas.length === 0) return contents;
-    const reader = new BatchReader((sha, buffer, start, end) => contents.set(sha, decode(buffer, start, end)));
+    const reader = new BatchReader((sha, content) => contents.set(sha, content));
     await this.git(["cat-file", "--batch", "--buffer"], {
       input: `${shas.join("\n")}\n`,
       onStdout: (chunk) => reader.push(chunk),
@@ -605,8 +606,8 @@ function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
 }
 
 /** What a blob holds, decoded once: its text, or `BINARY`. */
-const BINARY = Symbol("binary");
-type Content = string | typeof BINARY;
+export const BINARY = Symbol("binary");
+export type Content = string | typeof BINARY;
 
 function decode(buffer: Buffer, start: number, end: number): Content {
   if (buffer.subarray(start, Math.min(end, start + BINARY_SNIFF_BYTES)).includes(0)) return BINARY;
@@ -614,19 +615,22 @@ function decode(buffer: Buffer, start: number, end: number): Content {
 }
 
 /**
- * Parses `cat-file --batch` output as it streams: per object "<sha> <type> <size>\n<content>\n",
- * or "<name> missing\n". Each object's content is handed over whole, copied once out of the chunk
- * (whose memory the caller reuses).
+ * Parses `cat-file --batch` output as it streams (per object "<sha> <type> <size>\n<content>\n",
+ * or "<name> missing\n") and decodes each object's content: binary, or its UTF-8 text. An object
+ * inside one chunk is decoded in place; one cut across chunks is decoded piece by piece as the
+ * pieces arrive (a character cut in two is joined by the decoder), so nothing is copied and the
+ * caller may reuse each chunk's memory as soon as `push` returns.
  */
 export class BatchReader {
   private header: Buffer[] = [];
   /** The object being read when it did not fit in one chunk. */
-  private current: { sha: string; content: Buffer; filled: number } | undefined;
+  private current:
+    | { sha: string; left: number; sniffed: number; binary: boolean; decoder: StringDecoder; text: string }
+    | undefined;
   /** The LF that follows each object's content is still to be skipped. */
   private skipLf = false;
 
-  /** `onObject` gets the object's bytes as `buffer[start, end)`, valid only during the call. */
-  constructor(private readonly onObject: (sha: string, buffer: Buffer, start: number, end: number) => void) {}
+  constructor(private readonly onObject: (sha: string, content: Content) => void) {}
 
   push(chunk: Buffer): void {
     let pos = 0;
@@ -635,7 +639,7 @@ export class BatchReader {
         this.skipLf = false;
         pos++;
       } else if (this.current !== undefined) {
-        pos = this.fill(chunk, pos);
+        pos = this.continueObject(chunk, pos);
       } else {
         const lf = chunk.indexOf(0x0a, pos);
         // The chunk's memory is reused once this returns: keep a copy of a header cut in two.
@@ -645,12 +649,12 @@ export class BatchReader {
         this.header = [];
         pos = lf + 1;
         if (pos + size <= chunk.length) {
-          // The whole object is in this chunk (the usual case): no copy.
+          // The whole object is in this chunk (the usual case).
           this.skipLf = true;
-          this.onObject(sha, chunk, pos, pos + size);
+          this.onObject(sha, decode(chunk, pos, pos + size));
           pos += size;
         } else {
-          this.current = { sha, content: Buffer.allocUnsafe(size), filled: 0 };
+          this.current = { sha, left: size, sniffed: 0, binary: false, decoder: new StringDecoder("utf8"), text: "" };
         }
       }
     }
@@ -663,17 +667,22 @@ export class BatchReader {
     }
   }
 
-  private fill(chunk: Buffer, pos: number): number {
+  private continueObject(chunk: Buffer, pos: number): number {
     const current = this.current!;
-    const take = Math.min(current.content.length - current.filled, chunk.length - pos);
-    chunk.copy(current.content, current.filled, pos, pos + take);
-    current.filled += take;
-    if (current.filled === current.content.length) {
+    const end = Math.min(chunk.length, pos + current.left);
+    if (current.sniffed < BINARY_SNIFF_BYTES && !current.binary) {
+      const sniffEnd = Math.min(end, pos + BINARY_SNIFF_BYTES - current.sniffed);
+      current.binary = chunk.subarray(pos, sniffEnd).includes(0);
+      current.sniffed += sniffEnd - pos;
+    }
+    if (!current.binary) current.text += current.decoder.write(chunk.subarray(pos, end));
+    current.left -= end - pos;
+    if (current.left === 0) {
       this.current = undefined;
       this.skipLf = true;
-      this.onObject(current.sha, current.content, 0, current.content.length);
+      this.onObject(current.sha, current.binary ? BINARY : current.text + current.decoder.end());
     }
-    return pos + take;
+    return end;
   }
 }
 

@@ -4,13 +4,14 @@
  * compares with what `git` itself says, so a shortcut that loses or mixes up content fails.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { scopeMatcher } from "../../src/core/port.js";
-import { BatchReader, GitRepository, listingPathspecs } from "../../src/git/repository.js";
+import { BINARY, BatchReader, GitRepository, listingPathspecs } from "../../src/git/repository.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 
 let repo: TempRepo;
@@ -32,8 +33,13 @@ beforeAll(() => {
   }
   files["big/ledger.json"] = `${"é".repeat(3 * 1024 * 1024)}\n`; // 6 MiB: spans two chunks
   files["other/keep.md"] = "outside every scope\n";
+  files["other/utf.md"] = "héllo wörld ✓ 𝄞\n"; // two-, three- and four-byte characters
+  files["other/data.bin"] = "ab\u0000cd\u0000"; // a NUL: binary
   repo.write(files);
+  // Text that ends inside a character: decoded as a whole read would decode it.
+  writeFileSync(join(repo.dir, "other/cut.md"), Buffer.from([0x61, 0xe2, 0x9c]));
   head = repo.commit("many files");
+  expected.set("other/cut.md", Buffer.from([0x61, 0xe2, 0x9c]).toString("utf8"));
   for (const [path, text] of Object.entries(files)) expected.set(path, text);
 });
 
@@ -46,6 +52,10 @@ describe("reading a revision in chunks", () => {
     expect(snapshot.files.size).toBe(expected.size);
     for (const [path, text] of expected) {
       const entry = snapshot.files.get(path);
+      if (path.endsWith(".bin")) {
+        expect(entry?.kind, path).toBe("binary");
+        continue;
+      }
       expect(entry?.kind, path).toBe("file");
       expect(entry?.kind === "file" && entry.text === text, path).toBe(true);
     }
@@ -78,17 +88,19 @@ describe("BatchReader", () => {
     // Small objects, so that every chunk size up to the whole output can be tried.
     const names = [
       "tasks/t0001/.state",
+      "other/utf.md",
       "tasks/t0000/NOTES.md",
+      "other/data.bin",
       "tasks/t0003x.md",
-      "tasks/t0010/.state",
       "other/keep.md",
+      "other/cut.md",
     ];
     const shas = names.map((path) => repo.git("rev-parse", `${head}:${path}`));
     const output = execFileSync("git", ["cat-file", "--batch"], { cwd: repo.dir, input: `${shas.join("\n")}\n` });
     expect(output.length).toBeLessThan(1000);
     for (let size = 1; size <= output.length; size++) {
       const seen = new Map<string, string>();
-      const reader = new BatchReader((sha, buffer, start, end) => seen.set(sha, buffer.toString("utf8", start, end)));
+      const reader = new BatchReader((sha, content) => seen.set(sha, content === BINARY ? "(binary)" : content));
       // One scratch buffer for every chunk, as the adapter reuses its read buffer.
       const scratch = Buffer.alloc(size);
       for (let at = 0; at < output.length; at += size) {
@@ -98,7 +110,7 @@ describe("BatchReader", () => {
       }
       reader.end();
       expect(
-        names.map((path, i) => seen.get(shas[i]!) === expected.get(path)),
+        names.map((path, i) => seen.get(shas[i]!) === (path.endsWith(".bin") ? "(binary)" : expected.get(path))),
         `chunks of ${size}`,
       ).toEqual(names.map(() => true));
     }
