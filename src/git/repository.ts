@@ -240,19 +240,29 @@ export class GitRepository implements TaskRepository {
     // `--literal-pathspecs`: scope entries are plain paths, never globs or `:(magic)`.
     const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
     if (pathspecs.length > 0 && !pathspecs.includes("/")) listArgs.push("--", ...pathspecs);
-    const listing = await this.git(listArgs, { refs: [rev] });
-    // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
-    const matches = scopeMatcher(scope);
-    const entries = parseLsTree(listing.stdout).filter((entry) => matches(entry.path));
-
-    // Decide what each entry is from its mode and size alone; read only what needs reading.
+    this.listings++;
+    let entries: TreeEntry[];
     const toRead = new Set<string>();
-    for (const entry of entries) {
-      if (entry.mode === MODE_SUBMODULE || entry.type !== "blob") continue;
-      if (entry.size > maxOf(entry.path)) continue;
-      toRead.add(entry.sha);
+    try {
+      const listing = await this.git(listArgs, { refs: [rev] });
+      // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
+      const matches = scopeMatcher(scope);
+      entries = parseLsTree(listing.stdout).filter((entry) => matches(entry.path));
+      // Decide what each entry is from its mode and size alone; read only what needs reading.
+      for (const entry of entries) {
+        if (entry.mode === MODE_SUBMODULE || entry.type !== "blob") continue;
+        if (entry.size > maxOf(entry.path)) continue;
+        toRead.add(entry.sha);
+      }
+    } catch (error) {
+      this.listings--;
+      this.flushWhenListed();
+      throw error;
     }
-    const contents = await this.readContents([...toRead]);
+    const read = this.contentsOf(toRead);
+    this.listings--;
+    this.flushWhenListed();
+    const contents = await read;
 
     const files = new Map<string, FileEntry>();
     for (const entry of entries) {
@@ -349,6 +359,30 @@ export class GitRepository implements TaskRepository {
       { refs: [base, head] },
     );
     return parseLog(result.stdout);
+  }
+
+  /** Snapshot listings running now. */
+  private listings = 0;
+  /** Blobs wanted by snapshots whose listing is done, waiting for the listings still running. */
+  private waiting: { shas: Set<string>; settle: (read: Promise<Map<string, Content>>) => void }[] = [];
+
+  /**
+   * The contents of these blobs. Snapshots read together (a pull request's merge base and head)
+   * share one `cat-file` process: a snapshot whose listing is done waits for the listings still
+   * running, and the last one reads every blob they want, each once.
+   */
+  private contentsOf(shas: Set<string>): Promise<Map<string, Content>> {
+    return new Promise<Map<string, Content>>((resolve) => this.waiting.push({ shas, settle: resolve }));
+  }
+
+  /** Once no listing runs, reads what the waiting snapshots want, in one process. */
+  private flushWhenListed(): void {
+    if (this.listings > 0 || this.waiting.length === 0) return;
+    const group = this.waiting.splice(0);
+    const shas = new Set<string>();
+    for (const item of group) for (const sha of item.shas) shas.add(sha);
+    const read = this.readContents([...shas]);
+    for (const item of group) item.settle(read);
   }
 
   /**

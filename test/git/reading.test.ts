@@ -83,6 +83,35 @@ describe("reading a revision in chunks", () => {
   });
 });
 
+describe("snapshots read together", () => {
+  it("share one cat-file process, and each gets exactly its own files", async () => {
+    const spawns: (readonly string[])[] = [];
+    const git = await GitRepository.open(repo.dir, { onSpawn: (args) => spawns.push(args) });
+    const [a, b] = await Promise.all([
+      git.readSnapshot(head, { paths: [], prefixes: ["tasks/t0001/"] }),
+      git.readSnapshot(head, { paths: ["other/keep.md"], prefixes: [] }),
+    ]);
+    expect([...a.files.keys()].sort()).toEqual(["tasks/t0001/.state", "tasks/t0001/NOTES.md"]);
+    expect([...b.files.keys()]).toEqual(["other/keep.md"]);
+    expect(spawns.filter((args) => args.includes("cat-file"))).toHaveLength(1);
+    expect(spawns.filter((args) => args.includes("ls-tree"))).toHaveLength(2);
+  });
+
+  it("do not wait for a listing that fails", async () => {
+    const git = await GitRepository.open(repo.dir);
+    const [good, bad] = await Promise.allSettled([
+      git.readSnapshot(head, { paths: ["other/keep.md"], prefixes: [] }),
+      git.readSnapshot("no-such-branch", { paths: ["other/keep.md"], prefixes: [] }),
+    ]);
+    expect(good.status === "fulfilled" && good.value.files.size).toBe(1);
+    expect(bad.status === "rejected" && String(bad.reason)).toMatch(/no-such-branch/);
+    // And the other order: the failing listing is the last one running.
+    const slow = git.readSnapshot(head, { paths: [], prefixes: ["tasks/"] });
+    const failing = git.readSnapshot("no-such-branch", { paths: ["x"], prefixes: [] }).catch(() => "refused");
+    expect([(await slow).files.size, await failing]).toEqual([FOLDERS * 2 + FOLDERS, "refused"]);
+  });
+});
+
 describe("BatchReader", () => {
   it("hands over every object whole, wherever the chunks cut headers and contents", () => {
     // Small objects, so that every chunk size up to the whole output can be tried.
