@@ -359,7 +359,7 @@ async function handleError(io: CliIo, json: boolean, error: unknown): Promise<nu
   if (error instanceof Error && error.name === "ConfigError") {
     const [{ ConfigError }, { configReport }, { formatReport }] = await Promise.all([
       import("../core/service.js"),
-      import("../core/evaluate.js"),
+      import("../core/judge.js"),
       import("./format.js"),
     ]);
     if (error instanceof ConfigError) {
