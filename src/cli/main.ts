@@ -2,11 +2,12 @@
  * The `taskgate` command line: argument parsing and printing over the git adapter and the core.
  * Exit codes: 0 success/neutral, 1 failure, 2 usage or config error, 3 action required.
  *
- * Start-up costs what the command needs and no more: this module imports only Node.js builtins and
- * `io.ts`, and each command imports the rest when it runs (`import()`). `--version` and `--help`
- * therefore cost a bare Node.js start, and `check` never loads zod's PR.json schema without `--pr`,
- * the authoring commands or the hook. test/cli/lazy-load.test.ts fails when a static import brings
- * the product back into the start.
+ * Start-up costs what the command needs and no more: this module imports only Node.js builtins,
+ * `io.ts` and `commands.ts`, and each command imports the rest when it runs (`import()`). `--version`
+ * and `--help` therefore cost about a bare Node.js start, and `check` loads neither the authoring
+ * commands, the hook, nor PR.json's schema without `--pr` (and of the presets, the core loads the one
+ * the config names). test/cli/lazy-load.test.ts fails when a static import brings the product back
+ * into the start. `npm run build` bundles this file and what it imports (scripts/bundle-cli.mjs).
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
