@@ -34,8 +34,12 @@ import type { Report, Snapshot, Violation } from "../core/types.js";
 import { GitRepository } from "../git/repository.js";
 import { JOURNAL_FILE, LOCK_FILE, UNLOCK_LOG, recover, transaction, unlock } from "../git/transaction.js";
 import { WorkTree } from "../git/worktree.js";
+import { BOARD_COMMANDS, PHASES_COMMANDS } from "./commands.js";
 import { formatItem } from "./format.js";
-import { EXIT, UsageError, type CliIo } from "./io.js";
+import { EXIT, IdentityError, UsageError, type CliIo } from "./io.js";
+
+export { AUTHORING_COMMANDS } from "./commands.js";
+export { IdentityError } from "./io.js";
 
 /** The options the authoring commands read (parsed by main.ts). */
 export interface AuthoringValues {
@@ -68,25 +72,6 @@ export interface AuthoringRun {
   readonly printJson: (value: unknown) => void;
   /** The clock, for history entries. */
   readonly now?: () => Date;
-}
-
-const PHASES_COMMANDS = new Set(["new", "move", "can-edit", "scope", "upgrade"]);
-const BOARD_COMMANDS = new Set([
-  "next",
-  "list",
-  "claim",
-  "packet",
-  "submit",
-  "escalate",
-  "reassign",
-  "release-external",
-]);
-export const AUTHORING_COMMANDS = new Set([...PHASES_COMMANDS, ...BOARD_COMMANDS, "unlock"]);
-
-/** No login for a command that acts for somebody. */
-export class IdentityError extends Error {
-  readonly hint =
-    "Pass --as LOGIN, set TASKGATE_LOGIN, or run `git config github.user LOGIN` (your GitHub login) once.";
 }
 
 /** Files the transaction keeps in the checkout: never part of a change, kept out of git. */

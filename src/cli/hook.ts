@@ -23,7 +23,6 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { RefNotFoundError, RepositoryError } from "../core/port.js";
 import { redactDeep } from "../core/secrets.js";
-import { checkPullRequest } from "../core/service.js";
 import type { Report } from "../core/types.js";
 import { GitRepository } from "../git/repository.js";
 import { formatReport } from "./format.js";
@@ -289,6 +288,8 @@ async function runHook(io: CliIo, repoDir: string, json: boolean): Promise<numbe
   const tree = (await git(repoDir, ["write-tree"])).trim();
   const staged = await commitTree(repoDir, tree);
   const author = await actingLogin(io, repoDir);
+  // The core's rules load here, once there is a change to judge: install and uninstall never need them.
+  const { checkPullRequest } = await import("../core/service.js");
   const report = await checkPullRequest(repo, { base: "HEAD", head: staged, ...(author && { pr: { author } }) });
   if (json) printJson(io, reportJson(report));
   else {

@@ -1,6 +1,7 @@
 /**
- * What every CLI command shares: where it prints, its exit codes, and the error that means the
- * command line itself is wrong (exit 2).
+ * What every CLI command shares: where it prints, its exit codes, and the errors `main.ts` reports
+ * with a hint (exit 2). They live here, apart from the modules that throw them, so `main.ts` tells
+ * them apart without loading those modules.
  */
 
 export interface CliIo {
@@ -15,3 +16,20 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, actionRequired: 3 } as const;
 
 /** The command line is wrong: reported with a hint to `taskgate --help`, exit 2. */
 export class UsageError extends Error {}
+
+/** No login for a command that acts for somebody. */
+export class IdentityError extends Error {
+  readonly hint =
+    "Pass --as LOGIN, set TASKGATE_LOGIN, or run `git config github.user LOGIN` (your GitHub login) once.";
+}
+
+/** `--pr PR.json` cannot be read or does not hold a pull request (`pr-file.ts`). */
+export class PrFileError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = "PrFileError";
+  }
+}

@@ -1,30 +1,22 @@
 /**
  * The `taskgate` command line: argument parsing and printing over the git adapter and the core.
  * Exit codes: 0 success/neutral, 1 failure, 2 usage or config error, 3 action required.
+ *
+ * Start-up costs what the command needs and no more: this module imports only Node.js builtins,
+ * `io.ts` and `commands.ts`, and each command imports the rest when it runs (`import()`). `--version`
+ * and `--help` therefore cost about a bare Node.js start, and `check` loads neither the authoring
+ * commands, the hook, nor PR.json's schema without `--pr` (and of the presets, the core loads the one
+ * the config names). test/cli/lazy-load.test.ts fails when a static import brings the product back
+ * into the start. `npm run build` bundles this file and what it imports (scripts/bundle-cli.mjs).
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { RefNotFoundError, RepositoryError } from "../core/port.js";
-import {
-  ConfigError,
-  auditRevision,
-  checkPullRequest,
-  explainTask,
-  renderStatus,
-  type PrInput,
-  type RenderResult,
-} from "../core/service.js";
-import { configReport } from "../core/evaluate.js";
+import type { PrInput, RenderResult } from "../core/service.js";
 import type { Report } from "../core/types.js";
-import { GitRepository } from "../git/repository.js";
-import { redactDeep, redactSecrets } from "../core/secrets.js";
-import { WorkTree } from "../git/worktree.js";
-import { PrFileError, parsePrFile } from "./pr-file.js";
-import { formatExplanation, formatReport } from "./format.js";
-import { AUTHORING_COMMANDS, IdentityError, runAuthoring } from "./authoring.js";
-import { hookCommand } from "./hook.js";
-import { EXIT, UsageError, type CliIo } from "./io.js";
+import type { WorkTree } from "../git/worktree.js";
+import { AUTHORING_COMMANDS } from "./commands.js";
+import { EXIT, IdentityError, PrFileError, UsageError, type CliIo } from "./io.js";
 
 export { EXIT, type CliIo } from "./io.js";
 
@@ -77,9 +69,21 @@ Exit codes: 0 success or not configured, 1 violations or refused, 2 usage or con
 
 /**
  * Runs the command line. Everything it prints passes the secret redactor: JSON values before they
- * are serialised (so the JSON stays valid), text as a whole.
+ * are serialised (so the JSON stays valid), text as a whole. The usage and the version are this
+ * file's own constant text, printed before the redactor loads (test/cli/lazy-load.test.ts checks
+ * that it would leave them as they are).
  */
 export async function main(argv: readonly string[], raw: CliIo): Promise<number> {
+  const [command] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+    raw.stdout(USAGE);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (command === "-v" || command === "--version") {
+    raw.stdout(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const { redactDeep, redactSecrets } = await import("../core/secrets.js");
   const io: CliIo = {
     ...raw,
     stdout: (text) => raw.stdout(redactSecrets(text)),
@@ -95,18 +99,11 @@ const jsonWriters = new WeakMap<CliIo, (value: unknown) => void>();
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let json = false;
   try {
-    const [command, ...rest] = argv;
-    if (command === undefined || command === "-h" || command === "--help" || command === "help") {
-      io.stdout(USAGE);
-      return command === undefined ? EXIT.usage : EXIT.ok;
-    }
-    if (command === "-v" || command === "--version") {
-      io.stdout(`${VERSION}\n`);
-      return EXIT.ok;
-    }
+    const [command = "", ...rest] = argv;
     // `hook` parses its own options (install, uninstall, and the hook's own run).
     if (command === "hook") {
       json = rest.includes("--json");
+      const { hookCommand } = await import("./hook.js");
       return await hookCommand(rest, io);
     }
     // Known before parsing, so a usage error is answered in JSON too.
@@ -127,6 +124,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
     checkOptions(command, values);
     const repoDir = resolve(io.cwd, values.repo ?? ".");
     if (AUTHORING_COMMANDS.has(command)) {
+      const { runAuthoring } = await import("./authoring.js");
       return await runAuthoring({
         command,
         values,
@@ -142,20 +140,20 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         if (!values.base || !values.head) throw new UsageError("check needs --base REF and --head REF");
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
         const pr = values.pr ? await readPrFile(resolve(io.cwd, values.pr)) : undefined;
-        const repo = await GitRepository.open(repoDir);
+        const [{ checkPullRequest }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
         const report = await checkPullRequest(repo, { base: values.base, head: values.head, ...(pr && { pr }) });
-        return printReport(io, report, json, `check ${values.base}...${values.head}`);
+        return await printReport(io, report, json, `check ${values.base}...${values.head}`);
       }
       case "audit": {
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const repo = await GitRepository.open(repoDir);
+        const [{ auditRevision }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
         const report = await auditRevision(repo, values.ref ?? "HEAD");
-        return printReport(io, report, json, `audit ${values.ref ?? "HEAD"}`);
+        return await printReport(io, report, json, `audit ${values.ref ?? "HEAD"}`);
       }
       case "explain": {
         if (positionals.length !== 1) throw new UsageError("explain needs exactly one task id");
         const id = positionals[0]!;
-        const repo = await GitRepository.open(repoDir);
+        const [{ explainTask }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
         const result = await explainTask(repo, values.ref ?? "HEAD", id);
         if (!result.found) {
           const hint = !result.configured
@@ -170,6 +168,10 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
             hint,
           );
         }
+        const [{ redactDeep }, { formatExplanation }] = await Promise.all([
+          import("../core/secrets.js"),
+          import("./format.js"),
+        ]);
         const explanation = redactDeep(result.explanation);
         if (json) printJson(io, explanation);
         else io.stdout(formatExplanation(explanation));
@@ -177,7 +179,11 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       }
       case "render": {
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const repo = await GitRepository.open(repoDir);
+        const [{ renderStatus }, { WorkTree }, repo] = await Promise.all([
+          import("../core/service.js"),
+          import("../git/worktree.js"),
+          openRepository(repoDir),
+        ]);
         const tree = new WorkTree(await repo.workTreeRoot());
         const result = await renderStatus(tree, "work tree");
         if (!result)
@@ -193,8 +199,14 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    return handleError(io, json, error);
+    return await handleError(io, json, error);
   }
+}
+
+/** Opens the checkout with the git adapter, loaded by the commands that read one. */
+async function openRepository(dir: string) {
+  const { GitRepository } = await import("../git/repository.js");
+  return GitRepository.open(dir);
 }
 
 function parseOptions(args: readonly string[]) {
@@ -279,12 +291,13 @@ async function readPrFile(path: string): Promise<PrInput> {
       "Pass --pr with the path of a JSON file describing the pull request.",
     );
   }
+  const { parsePrFile } = await import("./pr-file.js");
   return parsePrFile(text, path);
 }
 
-function printReport(io: CliIo, report: Report, json: boolean, title: string): number {
+async function printReport(io: CliIo, report: Report, json: boolean, title: string): Promise<number> {
   if (json) printJson(io, toJson(report));
-  else io.stdout(formatReport(report, title));
+  else io.stdout((await import("./format.js")).formatReport(report, title));
   switch (report.conclusion) {
     case "failure":
       return EXIT.failure;
@@ -342,12 +355,20 @@ function fail(io: CliIo, json: boolean, message: string, hint: string): number {
   return EXIT.usage;
 }
 
-function handleError(io: CliIo, json: boolean, error: unknown): number {
-  if (error instanceof ConfigError) {
-    const report = configReport(error.issues, error.path);
-    if (json) printJson(io, toJson(report));
-    else io.stderr(formatReport(report, `configuration ${error.path}`));
-    return EXIT.usage;
+async function handleError(io: CliIo, json: boolean, error: unknown): Promise<number> {
+  // Only a command that loaded the service can have thrown its ConfigError: the import is free then.
+  if (error instanceof Error && error.name === "ConfigError") {
+    const [{ ConfigError }, { configReport }, { formatReport }] = await Promise.all([
+      import("../core/service.js"),
+      import("../core/judge.js"),
+      import("./format.js"),
+    ]);
+    if (error instanceof ConfigError) {
+      const report = configReport(error.issues, error.path);
+      if (json) printJson(io, toJson(report));
+      else io.stderr(formatReport(report, `configuration ${error.path}`));
+      return EXIT.usage;
+    }
   }
   if (error instanceof UsageError) {
     if (json) return fail(io, json, error.message, "Run `taskgate --help` for usage.");
@@ -355,6 +376,7 @@ function handleError(io: CliIo, json: boolean, error: unknown): number {
     return EXIT.usage;
   }
   if (error instanceof IdentityError) return fail(io, json, error.message, error.hint);
+  const { RefNotFoundError, RepositoryError } = await import("../core/port.js");
   if (error instanceof RefNotFoundError || error instanceof RepositoryError || error instanceof PrFileError) {
     return fail(io, json, error.message, error.hint);
   }

@@ -5,6 +5,9 @@
 import * as z from "zod";
 import { parseJsonFile } from "../core/json.js";
 import type { PrInput } from "../core/service.js";
+import { PrFileError } from "./io.js";
+
+export { PrFileError } from "./io.js";
 
 const Login = z.string().min(1).max(100);
 
@@ -52,16 +55,6 @@ export const PrFileSchema = z.looseObject({
     .record(z.string().regex(/^@[^/\s]+\/[^/\s]+$/, "a team is written @org/team-slug"), z.array(Login))
     .optional(),
 });
-
-export class PrFileError extends Error {
-  constructor(
-    message: string,
-    readonly hint: string,
-  ) {
-    super(message);
-    this.name = "PrFileError";
-  }
-}
 
 const HINT =
   'PR.json looks like {"author":"login","reviews":[{"user":{"login":"bob"},"state":"APPROVED","commit_id":"<sha>","submitted_at":"<ISO time>"}],"commits":[],"permissions":{"bob":"write"},"teams":{}}';

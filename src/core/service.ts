@@ -3,9 +3,10 @@
  * read through `TaskRepository` (git locally, GitHub in the app) and hand snapshots to the pure core.
  */
 import { CONFIG_PATH, locateIssues, parseConfig, readLimits, type Config, type ConfigIssue } from "./config.js";
-import { audit, createModel, evaluate, neutralReport } from "./evaluate.js";
+import { audit, createModel, evaluate, neutralReport } from "./judge.js";
 import type { Explanation, WorkflowModel } from "./model.js";
 import { renderRootOf } from "./paths.js";
+import { loadPresetModel } from "./presets/models.js";
 import { staleness } from "./render/stale.js";
 import { isBotCommit, latestDecisions } from "./approval.js";
 import type { ReadLimits, SnapshotScope, TaskRepository } from "./port.js";
@@ -72,6 +73,7 @@ export async function loadConfig(
   }
   const parsed = parseConfig(entry.text);
   if (!parsed.ok) throw new ConfigError(parsed.issues, path);
+  await loadPresetModel(parsed.config.preset);
   const created = createModel(parsed.config);
   if (!created.ok) throw new ConfigError(locateIssues(entry.text, created.issues), path);
   return { config: parsed.config, model: created.model };
@@ -101,6 +103,10 @@ export async function checkPullRequest(repo: TaskRepository, request: CheckReque
     repo.changedFiles(mergeBase, headSha),
     repo.commits(mergeBase, headSha),
   ]);
+  // The config a pull request proposes is validated too, and it may name the other preset.
+  if (files.some((file) => file.path === CONFIG_PATH)) {
+    await Promise.all([loadPresetModel("phases"), loadPresetModel("board")]);
+  }
   const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
   const scope = loaded.model.prScope(files);
   const limits = readLimits(loaded.config);
