@@ -92,8 +92,7 @@ export interface CheckRequest {
  * own gate); files are compared from the merge base, as GitHub does. Reads only what the PR touches.
  */
 export async function checkPullRequest(repo: TaskRepository, request: CheckRequest): Promise<Report> {
-  const baseSha = await repo.resolve(request.base);
-  const headSha = await repo.resolve(request.head);
+  const [baseSha, headSha] = await Promise.all([repo.resolve(request.base), repo.resolve(request.head)]);
   const loaded = await loadConfig(repo, baseSha, request.configPath);
   if (!loaded) {
     return neutralReport(`taskgate is not configured on ${request.base} (no ${request.configPath ?? CONFIG_PATH})`);

@@ -203,16 +203,48 @@ export class GitRepository implements TaskRepository {
     return result.stdout.toString("utf8").replace(/\n$/, "");
   }
 
-  /** Resolves `ref` to a full commit id; throws `RefNotFoundError` when it names no commit. */
+  /**
+   * Resolves `ref` to a full commit id; throws `RefNotFoundError` when it names no commit. Refs
+   * asked for in the same tick (a pull request's base and head) are resolved by one git process.
+   */
   async resolve(ref: string): Promise<string> {
     checkRef(ref);
-    const result = await this.git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], {
-      okCodes: [0, 1],
-      refs: [ref],
+    // One name per line below: a line feed cannot be part of a ref anyway.
+    if (ref.includes("\n")) throw new RefNotFoundError(ref);
+    return new Promise((resolve, reject) => {
+      if (this.resolving === undefined) {
+        this.resolving = new Map();
+        queueMicrotask(() => void this.resolveAll());
+      }
+      const waiting = this.resolving.get(ref) ?? [];
+      waiting.push({ resolve, reject });
+      this.resolving.set(ref, waiting);
     });
-    const sha = result.stdout.toString("utf8").trim();
-    if (result.code === 1 || !OBJECT_ID.test(sha)) throw new RefNotFoundError(ref);
-    return sha;
+  }
+
+  /** Refs waiting to be resolved, each with its callers. */
+  private resolving: Map<string, { resolve: (sha: string) => void; reject: (error: unknown) => void }[]> | undefined;
+
+  /** Resolves the waiting refs with one `cat-file --batch-check`: "<id> commit <size>" or "<name> missing". */
+  private async resolveAll(): Promise<void> {
+    const batch = this.resolving!;
+    this.resolving = undefined;
+    const refs = [...batch.keys()];
+    try {
+      const result = await this.git(["cat-file", "--batch-check"], {
+        input: refs.map((ref) => `${ref}^{commit}\n`).join(""),
+      });
+      const lines = result.stdout.toString("utf8").split("\n");
+      refs.forEach((ref, index) => {
+        const [sha = "", type] = (lines[index] ?? "").split(" ");
+        for (const caller of batch.get(ref)!) {
+          if (type === "commit" && OBJECT_ID.test(sha)) caller.resolve(sha);
+          else caller.reject(new RefNotFoundError(ref));
+        }
+      });
+    } catch (error) {
+      for (const callers of batch.values()) for (const caller of callers) caller.reject(error);
+    }
   }
 
   /** The best common ancestor of `a` and `b`, or `undefined` when the histories are unrelated. */

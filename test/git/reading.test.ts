@@ -83,6 +83,26 @@ describe("reading a revision in chunks", () => {
   });
 });
 
+describe("refs resolved together", () => {
+  it("take one git process, and an unknown one fails alone", async () => {
+    const spawns: (readonly string[])[] = [];
+    const git = await GitRepository.open(repo.dir, { onSpawn: (args) => spawns.push(args) });
+    spawns.length = 0;
+    const [main, same, unknown, tree] = await Promise.allSettled([
+      git.resolve("main"),
+      git.resolve("HEAD"),
+      git.resolve("no-such-branch"),
+      git.resolve(`${head}^{tree}`),
+    ]);
+    expect(main.status === "fulfilled" && main.value).toBe(head);
+    expect(same.status === "fulfilled" && same.value).toBe(head);
+    expect(unknown.status === "rejected" && String(unknown.reason)).toMatch(/ref not found: no-such-branch/);
+    expect(tree.status).toBe("rejected"); // a tree is not a commit
+    expect(spawns).toHaveLength(1);
+    await expect(git.resolve("main\nHEAD")).rejects.toThrow(/ref not found/);
+  });
+});
+
 describe("snapshots read together", () => {
   it("share one cat-file process, and each gets exactly its own files", async () => {
     const spawns: (readonly string[])[] = [];
