@@ -24,20 +24,28 @@ export const MAX_NESTING = 64;
  */
 export function tooDeep(text: string, max = MAX_NESTING): { line: number } | undefined {
   let depth = 0;
-  let line = 1;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 0x0a) line++;
-    else if (code === 0x22) {
-      for (at++; at < text.length && text.charCodeAt(at) !== 0x22; at++) {
-        if (text.charCodeAt(at) === 0x5c) at++;
-        else if (text.charCodeAt(at) === 0x0a) line++;
-      }
-    } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > max) return { line };
-    } else if (code === 0x5d || code === 0x7d) depth--;
+  // Jump from one structural character to the next: the text between them is never looked at.
+  const structure = /["[\]{}]/g;
+  for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+    const char = match[0];
+    if (char === '"') structure.lastIndex = stringEnd(text, match.index) + 1;
+    else if (char === "[" || char === "{") {
+      if (++depth > max) return { line: lineByCounting(text, match.index) };
+    } else depth--;
   }
   return undefined;
+}
+
+/** Where the string opened at `open` ends (its closing quote), or the text's length. */
+function stringEnd(text: string, open: number): number {
+  for (let at = open + 1; ; ) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) return text.length;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c && quote - 1 - backslashes > open) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    at = quote + 1;
+  }
 }
 
 /** The message for a text nested too deeply. */
@@ -226,32 +234,32 @@ class JsonCursor {
   }
 
   skipString(): void {
-    const { text } = this;
-    this.at++;
-    while (this.at < text.length && text.charCodeAt(this.at) !== 0x22)
-      this.at += text.charCodeAt(this.at) === 0x5c ? 2 : 1;
-    this.at++;
+    this.at = stringEnd(this.text, this.at) + 1;
   }
 
-  /** Skips one value of any depth. */
+  /** Skips one value of any depth, jumping from one structural character to the next. */
   skipValue(): void {
     const { text } = this;
+    this.space();
+    const first = text[this.at];
+    if (first === '"') return this.skipString();
+    if (first !== "{" && first !== "[") {
+      while (this.at < text.length && !',:]} \t\r\n"'.includes(text[this.at]!)) this.at++;
+      return;
+    }
+    const structure = /["[\]{}]/g;
+    structure.lastIndex = this.at;
     let depth = 0;
-    do {
-      this.space();
-      const char = text[this.at];
-      if (char === '"') this.skipString();
-      else if (char === "{" || char === "[") {
-        depth++;
-        this.at++;
-      } else if (char === "}" || char === "]") {
-        depth--;
-        this.at++;
-      } else if (char === "," || char === ":") this.at++;
-      else {
-        while (this.at < text.length && !',:]} \t\r\n"'.includes(text[this.at]!)) this.at++;
+    for (let match = structure.exec(text); match !== null; match = structure.exec(text)) {
+      const char = match[0];
+      if (char === '"') structure.lastIndex = stringEnd(text, match.index) + 1;
+      else if (char === "{" || char === "[") depth++;
+      else if (--depth === 0) {
+        this.at = match.index + 1;
+        return;
       }
-    } while (depth > 0 && this.at < text.length);
+    }
+    this.at = text.length;
   }
 
   /** At an object member (or its end): reads the key and steps past the ':'; `undefined` at "}". */

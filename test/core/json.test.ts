@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   deepEqual,
@@ -6,6 +7,7 @@ import {
   jsonPositions,
   positionKey,
   syntaxErrorOffset,
+  tooDeep,
 } from "../../src/core/json.js";
 
 describe("deepEqual", () => {
@@ -87,5 +89,61 @@ describe("JSON positions for messages", () => {
         expect(lineOf(jsonPositionOf(text, path)), path.join(".")).toBe(want);
       }
     }
+  });
+});
+
+describe("JSON scanning over generated texts", () => {
+  /**
+   * The plain character-by-character nesting scan, as a reference; the line is the editor's (every
+   * line feed before the bracket counts, even one a backslash escapes inside a broken string).
+   */
+  function referenceTooDeep(text: string, max: number): { line: number } | undefined {
+    let depth = 0;
+    for (let at = 0; at < text.length; at++) {
+      const code = text.charCodeAt(at);
+      if (code === 0x22) {
+        for (at++; at < text.length && text.charCodeAt(at) !== 0x22; at++) {
+          if (text.charCodeAt(at) === 0x5c) at++;
+        }
+      } else if (code === 0x5b || code === 0x7b) {
+        if (++depth > max) return { line: text.slice(0, at).split("\n").length };
+      } else if (code === 0x5d || code === 0x7d) depth--;
+    }
+    return undefined;
+  }
+
+  it("finds too deep nesting where a character-by-character scan does, on any text", () => {
+    const piece = fc.constantFrom('"', "\\", "[", "]", "{", "}", "\n", "a", ",", ":", '\\"', "\\\\");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 0, max: 4 }), (parts, max) => {
+        const text = parts.join("");
+        expect(tooDeep(text, max)).toEqual(referenceTooDeep(text, max));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("skips whole values: every member found is where its key is written", () => {
+    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('a"b', "x\\y", "[", "}"));
+    const value = fc.jsonValue({ maxDepth: 4 });
+    fc.assert(
+      fc.property(
+        fc.dictionary(key, fc.dictionary(key, value, { maxKeys: 4 }), { maxKeys: 5 }),
+        fc.nat(3),
+        (doc, indent) => {
+          const text = JSON.stringify(doc, null, indent);
+          const positions = jsonPositions(text, 2);
+          for (const [outer, inner] of Object.entries(doc)) {
+            expect(text.startsWith(JSON.stringify(outer), positions.get(positionKey([outer]))!)).toBe(true);
+            for (const name of Object.keys(inner)) {
+              const at = jsonPositionOf(text, [outer, name])!;
+              expect(text.startsWith(JSON.stringify(name), at), `${outer}.${name}`).toBe(true);
+              expect(positions.get(positionKey([outer, name]))).toBe(at);
+            }
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

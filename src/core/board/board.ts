@@ -159,6 +159,17 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
     };
   }
   const schema = kind === "definitions" ? DefinitionsSchema : LedgerSchema;
+  let raw: unknown;
+  try {
+    // JSON.parse itself copes with any depth; what comes after it may recurse.
+    raw = JSON.parse(entry.text.replace(/^\uFEFF/, ""));
+  } catch {
+    return { value: undefined, raw: undefined, problems: issuesOf(entry.text, path, kind) };
+  }
+  // A file of canonical items (what taskgate writes) is read without the schema, and its shape
+  // bounds its depth: no nesting scan, no comparison with the previous revision needed.
+  const canonical = kind === "definitions" ? readDefinitions(raw, true) : readLedger(raw, true);
+  if (canonical !== undefined) return { value: canonical, raw, problems: [] };
   const deep = tooDeep(entry.text);
   if (deep) {
     return {
@@ -173,12 +184,6 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
         }),
       ],
     };
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(entry.text.replace(/^\uFEFF/, ""));
-  } catch {
-    return { value: undefined, raw: undefined, problems: issuesOf(entry.text, path, kind) };
   }
   // Against a previous revision, only what changed needs validating: unchanged parts were valid there.
   const incremental = previous?.value !== undefined ? validateChanges(kind, raw, previous) : undefined;

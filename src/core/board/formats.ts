@@ -223,28 +223,33 @@ export function readDefinition(value: unknown): Definition | undefined {
 
 /**
  * The ledger as the schema reads it, item by item (canonical items without the schema), or
- * `undefined` when anything is invalid (then `LedgerSchema` names the problems).
+ * `undefined` when anything is invalid (then `LedgerSchema` names the problems). With `canonicalOnly`,
+ * `undefined` as soon as an item is not canonical: the schema never runs, and what is returned has
+ * the schema's fixed depth whatever the text held.
  */
-export function readLedger(value: unknown): Ledger | undefined {
+export function readLedger(value: unknown, canonicalOnly = false): Ledger | undefined {
   if (!isPlain(value) || !hasKeys(value, ["revision", "tasks"], 2)) return undefined;
   const { revision, tasks } = value;
   if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 0 || !isPlain(tasks)) return undefined;
   const out: Record<string, LedgerEntry> = {};
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id) || !TASK_ID.test(id)) return undefined;
-    const entry = readLedgerEntry(tasks[id]);
+    const entry = canonicalOnly ? canonicalLedgerEntry(tasks[id]) : readLedgerEntry(tasks[id]);
     if (entry === undefined) return undefined;
     out[id] = entry;
   }
   return { revision, tasks: out };
 }
 
-/** The definitions as the schema reads them, item by item, or `undefined` when anything is invalid. */
-export function readDefinitions(value: unknown): { tasks: Definition[] } | undefined {
+/**
+ * The definitions as the schema reads them, item by item, or `undefined` when anything is invalid
+ * (with `canonicalOnly`, as soon as an item is not canonical).
+ */
+export function readDefinitions(value: unknown, canonicalOnly = false): { tasks: Definition[] } | undefined {
   if (!isPlain(value) || !hasKeys(value, ["tasks"], 1) || !Array.isArray(value.tasks)) return undefined;
   const tasks: Definition[] = [];
   for (const item of value.tasks) {
-    const definition = readDefinition(item);
+    const definition = canonicalOnly ? canonicalDefinition(item) : readDefinition(item);
     if (definition === undefined) return undefined;
     tasks.push(definition);
   }
