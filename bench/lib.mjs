@@ -27,9 +27,13 @@ export function prng(seed) {
   };
 }
 
-export function run(command, args, { cwd, input } = {}) {
+export function run(command, args, { cwd, input, env } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: [input ? "pipe" : "ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, {
+      cwd,
+      env: env && { ...process.env, ...env },
+      stdio: [input ? "pipe" : "ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", reject);
