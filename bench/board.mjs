@@ -15,7 +15,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUNS, cleanUp, intFromEnv, measure } from "./lib.mjs";
+import { RUNS, benchRow, cleanUp, intFromEnv, measure } from "./lib.mjs";
 import { boardThreeTaskChange, buildBoard as buildBoardRepository } from "./repos.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -121,6 +121,20 @@ try {
   );
   for (const v of checkReport.violations.slice(0, 5)) console.warn(`bench: check violation: ${v.code} ${v.message}`);
   for (const v of auditReport.violations.slice(0, 5)) console.warn(`bench: audit violation: ${v.code} ${v.message}`);
+  const auditSane = auditReport.violations.length === 0;
+  const checkSane = checkReport.conclusion === "action_required" && checkReport.violations.length === 0;
+  benchRow(
+    `in process: board audit / floor (${TASKS.toLocaleString("en-US")} tasks)`,
+    `${fmt(ratio, 2)}× (${fmt(auditM.median)} / ${fmt(floorM.median)} ms)${auditSane ? "" : ", unexpected violations"}`,
+    `≤ ${TARGET_RATIO}×`,
+    auditSane && ratio <= TARGET_RATIO,
+  );
+  benchRow(
+    `in process: board 3-task check (${TASKS.toLocaleString("en-US")} tasks)`,
+    `${fmt(checkM.median)} ms${checkSane ? "" : ", wrong result"}`,
+    `< ${TARGET_CHECK_MS.toLocaleString("en-US")} ms`,
+    checkSane && checkM.median < TARGET_CHECK_MS,
+  );
   console.log(`total ${fmt((performance.now() - started) / 1000)} s`);
   const figures = (m) => ({ median: m.median, min: m.min, max: m.max });
   console.log(

@@ -28,7 +28,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { cpuTime, peakRss } from "./cpu.mjs";
-import { RUNS, cleanUp, intFromEnv, tempDirs } from "./lib.mjs";
+import { RUNS, benchRow, cleanUp, intFromEnv, tempDirs } from "./lib.mjs";
 import {
   boardThreeTaskChange,
   buildBoard,
@@ -89,7 +89,7 @@ const times = (ratio) => `${fixed(ratio, 2)}×`;
 const rows = [];
 function row(measure, value, target, met, detail = {}) {
   rows.push({ measure, value, target, met, ...detail });
-  console.log(`BENCH_ROW ${JSON.stringify({ measure, value, target, met })}`);
+  benchRow(measure, value, target, met);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -87,3 +87,11 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     process.exit(130);
   });
 }
+
+/**
+ * One figure for the table `npm run bench` ends with (bench/index.mjs collects these lines):
+ * `BENCH_ROW {"measure", "value", "target", "met"}`, value and target as short strings.
+ */
+export function benchRow(measure, value, target, met) {
+  console.log(`BENCH_ROW ${JSON.stringify({ measure, value, target, met: Boolean(met) })}`);
+}

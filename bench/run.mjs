@@ -17,7 +17,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUNS, cleanUp, intFromEnv, measure } from "./lib.mjs";
+import { RUNS, benchRow, cleanUp, intFromEnv, measure } from "./lib.mjs";
 import { buildPhases, threeTaskChange } from "./repos.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -228,6 +228,20 @@ try {
     }
   }
   for (const warning of warnings) console.warn(`bench: warning: ${warning}`);
+  const auditSane = auditReport.violations.length === big.plan.defects;
+  const checkSane = warnings.length === (auditSane ? 0 : 1);
+  benchRow(
+    `in process: phases audit / floor (${int(TASKS)} tasks)`,
+    `${fmt(ratio, 2)}× (${fmt(auditM.median)} / ${fmt(floorM.median)} ms)${auditSane ? "" : ", wrong violations"}`,
+    `≤ ${TARGET_RATIO}×`,
+    auditSane && ratio <= TARGET_RATIO,
+  );
+  benchRow(
+    `in process: phases 3-task check (${int(TASKS)} tasks)`,
+    `${fmt(checkM.median)} ms${checkSane ? "" : ", wrong result"}`,
+    `< ${int(TARGET_CHECK_MS)} ms`,
+    checkSane && checkM.median < TARGET_CHECK_MS,
+  );
   console.log(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
 
   const figures = (m) => ({ median: m.median, min: m.min, max: m.max, processes: m.processes });
