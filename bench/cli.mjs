@@ -18,9 +18,10 @@
  *   against the task store's size (target <= 12x the store + 150 MB).
  *
  * Settings: BENCH_TASKS (10,000), BENCH_RUNS (7), BENCH_CLI_PR_N (2,500), BENCH_CLI_HISTORY_N (50,000),
- * BENCH_CLI_DEFINITIONS_N (20,000), BENCH_MEM_PHASES (100,000), BENCH_MEM_BOARD (50,000), BENCH_CLI_PARTS
- * (growth,floors,memory). Prints `BENCH_ROW {...}` per figure and `BENCH_JSON {...}` last. Exit code 0
- * whatever the timings.
+ * BENCH_CLI_DEFINITIONS_N (20,000), BENCH_MEM_PHASES (100,000), BENCH_MEM_BOARD (50,000; 0 skips either),
+ * BENCH_CLI_FIGURES (which groups of figures: pr, history, definitions, audit-phases, audit-board,
+ * check-board, check-phases, memory-phases, memory-board; default all). Prints `BENCH_ROW {...}` per
+ * figure and `BENCH_JSON {...}` last. Exit code 0 whatever the timings.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,10 +55,22 @@ const HISTORY_N = intFromEnv("BENCH_CLI_HISTORY_N", 50_000, 2);
 const DEFINITIONS_N = intFromEnv("BENCH_CLI_DEFINITIONS_N", 20_000, 2);
 const MEM_PHASES = intFromEnv("BENCH_MEM_PHASES", 100_000, 0);
 const MEM_BOARD = intFromEnv("BENCH_MEM_BOARD", 50_000, 0);
-const PARTS = new Set((process.env.BENCH_CLI_PARTS ?? "growth,floors,memory").split(",").map((part) => part.trim()));
-for (const part of PARTS) {
-  if (!["growth", "floors", "memory"].includes(part)) {
-    console.error(`bench: BENCH_CLI_PARTS takes growth, floors and memory, got "${part}"`);
+/** The groups of figures, each measured on its own (BENCH_CLI_FIGURES=pr,check-board runs two of them). */
+const GROUPS = [
+  "pr",
+  "history",
+  "definitions",
+  "audit-phases",
+  "audit-board",
+  "check-board",
+  "check-phases",
+  "memory-phases",
+  "memory-board",
+];
+const SELECTED = new Set((process.env.BENCH_CLI_FIGURES ?? GROUPS.join(",")).split(",").map((name) => name.trim()));
+for (const name of SELECTED) {
+  if (!GROUPS.includes(name)) {
+    console.error(`bench: BENCH_CLI_FIGURES takes ${GROUPS.join(", ")}; got "${name}"`);
     process.exit(1);
   }
 }
@@ -82,7 +95,10 @@ const int = (n) => n.toLocaleString("en-US");
 const fixed = (n, digits = 2) =>
   n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const secs = (n) => `${fixed(n, 2)} s`;
-const mb = (bytes) => `${int(Math.round(bytes / (1024 * 1024)))} MB`;
+const mb = (bytes) => {
+  const value = bytes / (1024 * 1024);
+  return `${value < 10 ? fixed(value, 1) : int(Math.round(value))} MB`;
+};
 const times = (ratio) => `${fixed(ratio, 2)}×`;
 
 /** Every figure: printed as a BENCH_ROW line at once, and in the table at the end. */
@@ -370,8 +386,8 @@ async function boardDefinitions() {
   removeRepository(repo);
 }
 
-/** (d) and the audit floor, phases: audits of 1, HALF and TASKS tasks, and the floor at TASKS. */
-async function phasesAudits(one, half, full, { growth, floors }) {
+/** (d) and the audit floor, phases: audits of 1, HALF and TASKS tasks, and the floor at TASKS, interleaved. */
+async function phasesAudits(one, half, full) {
   const audit = (repo, label) => ({
     label: `phases audit of ${label}`,
     run: taskgate(["audit", "--repo", repo.dir, "--ref", "main"]),
@@ -382,47 +398,41 @@ async function phasesAudits(one, half, full, { growth, floors }) {
       pending: 0,
     }),
   });
-  const jobs = [];
-  if (growth) jobs.push(audit(one, "1 task"), audit(half, `${int(HALF)} tasks`));
-  jobs.push(audit(full, `${int(TASKS)} tasks`));
-  if (floors) {
-    jobs.push({
+  const jobs = [
+    audit(one, "1 task"),
+    audit(half, `${int(HALF)} tasks`),
+    audit(full, `${int(TASKS)} tasks`),
+    {
       label: `phases audit floor, ${int(TASKS)} tasks`,
       run: floor(["audit-phases", full.dir, "main"]),
       verify: expectFloor({ tasks: TASKS }),
-    });
-  }
-  const results = keep(await measureGroup("phases audits", jobs));
-  if (growth) growthRow(`CLI growth ×2: phases audit of N tasks (N = ${int(HALF)})`, results.slice(0, 3), HALF);
-  if (floors) {
-    const [auditFull, auditFloor] = results.slice(-2);
-    ratioRow(`CLI phases audit / its floor (${int(TASKS)} tasks)`, auditFull, auditFloor, AUDIT_FLOOR_LIMIT);
-  }
+    },
+  ];
+  const [auditOne, auditHalf, auditFull, auditFloor] = keep(await measureGroup("phases audits", jobs));
+  growthRow(`CLI growth ×2: phases audit of N tasks (N = ${int(HALF)})`, [auditOne, auditHalf, auditFull], HALF);
+  ratioRow(`CLI phases audit / its floor (${int(TASKS)} tasks)`, auditFull, auditFloor, AUDIT_FLOOR_LIMIT);
 }
 
-/** (d) and the audit floor, board: audits of boards of 1, HALF and TASKS tasks, and the floor at TASKS. */
-async function boardAudits(one, half, full, { growth, floors }) {
+/** (d) and the audit floor, board: audits of boards of 1, HALF and TASKS tasks, and the floor at TASKS, interleaved. */
+async function boardAudits(one, half, full) {
   const audit = (repo, label) => ({
     label: `board audit of ${label}`,
     run: taskgate(["audit", "--repo", repo.dir, "--ref", "main"]),
     verify: expectReport({ code: 0, conclusion: "success", violations: 0, pending: 0 }),
   });
-  const jobs = [];
-  if (growth) jobs.push(audit(one, "1 task"), audit(half, `${int(HALF)} tasks`));
-  jobs.push(audit(full, `${int(TASKS)} tasks`));
-  if (floors) {
-    jobs.push({
+  const jobs = [
+    audit(one, "1 task"),
+    audit(half, `${int(HALF)} tasks`),
+    audit(full, `${int(TASKS)} tasks`),
+    {
       label: `board audit floor, ${int(TASKS)} tasks`,
       run: floor(["audit-board", full.dir, "main"]),
       verify: expectFloor({ definitions: TASKS }),
-    });
-  }
-  const results = keep(await measureGroup("board audits", jobs));
-  if (growth) growthRow(`CLI growth ×2: board audit of N tasks (N = ${int(HALF)})`, results.slice(0, 3), HALF);
-  if (floors) {
-    const [auditFull, auditFloor] = results.slice(-2);
-    ratioRow(`CLI board audit / its floor (${int(TASKS)} tasks)`, auditFull, auditFloor, AUDIT_FLOOR_LIMIT);
-  }
+    },
+  ];
+  const [auditOne, auditHalf, auditFull, auditFloor] = keep(await measureGroup("board audits", jobs));
+  growthRow(`CLI growth ×2: board audit of N tasks (N = ${int(HALF)})`, [auditOne, auditHalf, auditFull], HALF);
+  ratioRow(`CLI board audit / its floor (${int(TASKS)} tasks)`, auditFull, auditFloor, AUDIT_FLOOR_LIMIT);
 }
 
 /** The 3-task board check at TASKS tasks against reading and parsing its two ledgers and definitions. */
@@ -500,31 +510,38 @@ async function memoryRow(measure, repo, storePaths, verify) {
   );
 }
 
-async function memory() {
-  if (MEM_PHASES > 0) {
-    const repo = built(`phases, ${int(MEM_PHASES)} tasks`, await buildPhases({ tasks: MEM_PHASES, seed: 3 }));
-    await memoryRow(
-      `CLI peak RSS: phases audit, ${int(MEM_PHASES)} tasks`,
-      repo,
-      ["tasks/"],
-      expectReport({
-        code: repo.plan.defects > 0 ? 1 : 0,
-        violations: repo.plan.defects,
-        codes: plantedCodes(repo.plan),
-      }),
-    );
-    removeRepository(repo);
-  }
-  if (MEM_BOARD > 0) {
-    const repo = built(`board, ${int(MEM_BOARD)} tasks`, await buildBoard({ tasks: MEM_BOARD, seed: 3 }));
-    await memoryRow(
-      `CLI peak RSS: board audit, ${int(MEM_BOARD)} tasks`,
-      repo,
-      ["planning/", "state/"],
-      expectReport({ code: 0, conclusion: "success", violations: 0 }),
-    );
-    removeRepository(repo);
-  }
+async function memoryPhases() {
+  const repo = built(`phases, ${int(MEM_PHASES)} tasks`, await buildPhases({ tasks: MEM_PHASES, seed: 3 }));
+  await memoryRow(
+    `CLI peak RSS: phases audit, ${int(MEM_PHASES)} tasks`,
+    repo,
+    ["tasks/"],
+    expectReport({
+      code: repo.plan.defects > 0 ? 1 : 0,
+      violations: repo.plan.defects,
+      codes: plantedCodes(repo.plan),
+    }),
+  );
+  removeRepository(repo);
+}
+
+async function memoryBoard() {
+  const repo = built(`board, ${int(MEM_BOARD)} tasks`, await buildBoard({ tasks: MEM_BOARD, seed: 3 }));
+  await memoryRow(
+    `CLI peak RSS: board audit, ${int(MEM_BOARD)} tasks`,
+    repo,
+    ["planning/", "state/"],
+    expectReport({ code: 0, conclusion: "success", violations: 0 }),
+  );
+  removeRepository(repo);
+}
+
+/** Builds a repository the first time it is asked for (and prints how long that took). */
+function once(label, build) {
+  let promise;
+  const get = () => (promise ??= build().then((repo) => built(label(), repo)));
+  get.built = () => promise;
+  return get;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,48 +552,58 @@ try {
   console.log(
     `taskgate CLI bench: ${int(TASKS)} tasks, ${RUNS} run(s) per measurement after 1 warm-up, CPU time of the process and its children (node ${process.version})`,
   );
-  const growth = PARTS.has("growth");
-  const floors = PARTS.has("floors");
-
-  if (growth || floors) {
-    const smallBranches = { pr: threeTaskChange };
-    if (growth) for (const n of [1, PR_N, 2 * PR_N]) smallBranches[`add-${n}`] = (plan) => newTasksChange(plan, n);
-    const small = built(
-      `phases, ${int(SMALL)} tasks`,
-      await buildPhases({ tasks: SMALL, seed: 2, branches: smallBranches }),
-    );
-    const full = built(
-      `phases, ${int(TASKS)} tasks`,
-      await buildPhases({ tasks: TASKS, seed: 1, branches: { pr: threeTaskChange } }),
-    );
-    const fullBoard = built(
-      `board, ${int(TASKS)} tasks`,
-      await buildBoard({ tasks: TASKS, seed: 1, branches: { pr: boardThreeTaskChange } }),
-    );
-    let one, half, oneBoard, halfBoard;
-    if (growth) {
-      one = built("phases, 1 task", await buildPhases({ tasks: 1, seed: 4 }));
-      half = built(`phases, ${int(HALF)} tasks`, await buildPhases({ tasks: HALF, seed: 5 }));
-      oneBoard = built("board, 1 task", await buildBoard({ tasks: 1, seed: 4 }));
-      halfBoard = built(`board, ${int(HALF)} tasks`, await buildBoard({ tasks: HALF, seed: 5 }));
-    }
+  const small = once(
+    () => `phases, ${int(SMALL)} tasks, with branches adding 1, ${int(PR_N)} and ${int(2 * PR_N)} tasks`,
+    () => {
+      const branches = { pr: threeTaskChange };
+      for (const n of [1, PR_N, 2 * PR_N]) branches[`add-${n}`] = (plan) => newTasksChange(plan, n);
+      return buildPhases({ tasks: SMALL, seed: 2, branches });
+    },
+  );
+  const full = once(
+    () => `phases, ${int(TASKS)} tasks`,
+    () => buildPhases({ tasks: TASKS, seed: 1, branches: { pr: threeTaskChange } }),
+  );
+  const one = once(
+    () => "phases, 1 task",
+    () => buildPhases({ tasks: 1, seed: 4 }),
+  );
+  const half = once(
+    () => `phases, ${int(HALF)} tasks`,
+    () => buildPhases({ tasks: HALF, seed: 5 }),
+  );
+  const fullBoard = once(
+    () => `board, ${int(TASKS)} tasks`,
+    () => buildBoard({ tasks: TASKS, seed: 1, branches: { pr: boardThreeTaskChange } }),
+  );
+  const oneBoard = once(
+    () => "board, 1 task",
+    () => buildBoard({ tasks: 1, seed: 4 }),
+  );
+  const halfBoard = once(
+    () => `board, ${int(HALF)} tasks`,
+    () => buildBoard({ tasks: HALF, seed: 5 }),
+  );
+  const figures = {
+    pr: async () => phasesPullRequests(await small()),
+    history: boardHistory,
+    definitions: boardDefinitions,
+    "audit-phases": async () => phasesAudits(await one(), await half(), await full()),
+    "audit-board": async () => boardAudits(await oneBoard(), await halfBoard(), await fullBoard()),
+    "check-board": async () => boardCheck(await fullBoard()),
+    "check-phases": async () => phasesCheck(await small(), await full()),
+    "memory-phases": async () => MEM_PHASES > 0 && memoryPhases(),
+    "memory-board": async () => MEM_BOARD > 0 && memoryBoard(),
+  };
+  for (const name of GROUPS) {
+    if (!SELECTED.has(name)) continue;
     console.log();
-
-    if (growth) {
-      await phasesPullRequests(small);
-      await boardHistory();
-      await boardDefinitions();
-    }
-    await phasesAudits(one, half, full, { growth, floors });
-    await boardAudits(oneBoard, halfBoard, fullBoard, { growth, floors });
-    if (floors) {
-      await boardCheck(fullBoard);
-      await phasesCheck(small, full);
-    }
-    for (const repo of [small, full, fullBoard, one, half, oneBoard, halfBoard]) if (repo) removeRepository(repo);
+    await figures[name]();
   }
-  if (PARTS.has("memory")) await memory();
-
+  for (const repo of [small, full, one, half, fullBoard, oneBoard, halfBoard]) {
+    const built = await repo.built();
+    if (built) removeRepository(built);
+  }
   console.log();
   console.log("CPU time per command (medians, seconds):");
   const header = ["command", "total", "user", "sys", "wall"];
