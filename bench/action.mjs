@@ -10,7 +10,7 @@
  * machine counts the waits for a CPU, this does not.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -87,6 +87,7 @@ for (let run = 0; run < RUNS; run++) {
   bare.push((await once(["-e", ""])).total);
 }
 server.close();
+rmSync(dir, { recursive: true, force: true });
 
 const size = statSync(BUNDLE).size;
 const cold = median(bundle);

@@ -17,7 +17,7 @@
  * - memory: peak RSS of the audits of a 100,000-task phases repository and of a 50,000-task board,
  *   against the task store's size (target <= 12x the store + 150 MB).
  *
- * Settings: BENCH_TASKS (10,000), BENCH_RUNS (7), BENCH_CLI_PR_N (2,500), BENCH_CLI_HISTORY_N (50,000),
+ * Settings: BENCH_TASKS (10,000), BENCH_RUNS (7), BENCH_CLI_PR_N (2,500), BENCH_CLI_HISTORY_N (100,000),
  * BENCH_CLI_DEFINITIONS_N (20,000), BENCH_MEM_PHASES (100,000), BENCH_MEM_BOARD (50,000; 0 skips either),
  * BENCH_CLI_FIGURES (which groups of figures: pr, history, definitions, audit-phases, audit-board,
  * check-board, check-phases, memory-phases, memory-board; default all). Prints `BENCH_ROW {...}` per
@@ -51,7 +51,7 @@ const TASKS = intFromEnv("BENCH_TASKS", 10_000, 100);
 const SMALL = Math.max(10, Math.round(TASKS / 10));
 const HALF = Math.max(10, Math.round(TASKS / 2));
 const PR_N = intFromEnv("BENCH_CLI_PR_N", 2_500, 2);
-const HISTORY_N = intFromEnv("BENCH_CLI_HISTORY_N", 50_000, 2);
+const HISTORY_N = intFromEnv("BENCH_CLI_HISTORY_N", 100_000, 2);
 const DEFINITIONS_N = intFromEnv("BENCH_CLI_DEFINITIONS_N", 20_000, 2);
 const MEM_PHASES = intFromEnv("BENCH_MEM_PHASES", 100_000, 0);
 const MEM_BOARD = intFromEnv("BENCH_MEM_BOARD", 50_000, 0);
