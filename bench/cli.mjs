@@ -111,8 +111,11 @@ function row(measure, value, target, met, detail = {}) {
 // ---------------------------------------------------------------------------------------------
 // Commands and the checks of their results
 
+/** taskgate's exit codes (success, failure, usage or config error, pending): its report tells which. */
+const EXIT_CODES = [0, 1, 2, 3];
+
 /** `taskgate <args>` as a user runs it. */
-const taskgate = (args) => () => cpuTime(process.execPath, [BIN, ...args]);
+const taskgate = (args) => () => cpuTime(process.execPath, [BIN, ...args], { exitCodes: EXIT_CODES });
 
 /**
  * Reads taskgate's text report: the summary line (conclusion and counts), the violation codes (one
@@ -208,8 +211,14 @@ async function measureGroup(title, jobs) {
   for (let round = 0; round <= RUNS; round++) {
     for (const entry of state) {
       if (entry.problem) continue;
-      const result = await entry.job.run();
-      const problem = entry.job.verify(result);
+      let result;
+      let problem;
+      try {
+        result = await entry.job.run();
+        problem = entry.job.verify(result);
+      } catch (error) {
+        problem = error.message.split("\n").slice(0, 3).join(" | ");
+      }
       if (problem) {
         entry.problem = problem;
         console.warn(`\nbench: warning: ${entry.job.label}: ${problem}; no figure from it`);
@@ -486,8 +495,14 @@ async function phasesCheck(small, full) {
 async function memoryRow(measure, repo, storePaths, verify) {
   const store = await storeBytes(repo.dir, storePaths);
   const limit = MEMORY_FACTOR * store + MEMORY_EXTRA;
-  const result = await peakRss(BIN, ["audit", "--repo", repo.dir, "--ref", "main"]);
-  const problem = verify(result) ?? (result.rss === undefined ? "no peak RSS recorded" : undefined);
+  let result;
+  let problem;
+  try {
+    result = await peakRss(BIN, ["audit", "--repo", repo.dir, "--ref", "main"], { exitCodes: EXIT_CODES });
+    problem = verify(result) ?? (result.rss === undefined ? "no peak RSS recorded" : undefined);
+  } catch (error) {
+    problem = error.message.split("\n").slice(0, 3).join(" | ");
+  }
   const target = `≤ ${MEMORY_FACTOR}× store + 150 MB (${mb(limit)})`;
   if (problem) {
     console.warn(`bench: warning: ${measure}: ${problem}; no figure from it`);
