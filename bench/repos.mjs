@@ -456,6 +456,8 @@ export async function buildPhases({ tasks, src = Math.max(10, Math.round(tasks /
 const ROLES = ["front", "backend", "protocol", "crypto", "storage", "media", "realtime", "security", "qa", "docs"];
 /** Every role a definition names is configured; carol, the pull requests' author, is a maintainer. */
 export const BOARD_CONFIG = `preset: board\nmaintainers: [carol]\nroles:\n${ROLES.map((role) => `  ${role}: [${role === "qa" ? "quinn" : "carol"}]`).join("\n")}\n`;
+/** Config lines that raise the file limit to 16 MiB, for the rendered matrix of a very large board. */
+export const LARGE_FILES = "limits:\n  max_file_bytes: 16777216\n";
 const boardId = (n) => `T${String(n).padStart(5, "0")}`;
 const boardAt = (n) => `2026-0${1 + (n % 9)}-${String(1 + (n % 28)).padStart(2, "0")}T10:00:00Z`;
 const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
@@ -542,8 +544,8 @@ export function boardPlan(count, seed) {
 }
 
 /** The board's files on `main`, without the rendered status files. */
-function* boardFiles(plan) {
-  yield [CONFIG_PATH, BOARD_CONFIG];
+function* boardFiles(plan, config) {
+  yield [CONFIG_PATH, config];
   yield ["planning/tasks.json", json({ tasks: plan.definitions })];
   yield ["state/tasks.json", json(plan.ledger)];
   yield* plan.files;
@@ -628,12 +630,14 @@ export function boardThreeTaskChange(plan) {
 
 /**
  * Builds a board of `tasks` tasks with its rendered status files, and a branch per entry of
- * `branches` (`{ name: (plan) => change }`). Returns `{ dir, plan, files, buildMs, changes }`.
+ * `branches` (`{ name: (plan) => change }`). `config` replaces `BOARD_CONFIG` (a board above about
+ * 12,000 tasks renders a `matrix.md` above the default 1 MiB file limit, which its audit then cannot
+ * read: give it `BOARD_CONFIG + LARGE_FILES`). Returns `{ dir, plan, files, buildMs, changes }`.
  */
-export async function buildBoard({ tasks, seed = 1, branches = {} }) {
+export async function buildBoard({ tasks, seed = 1, branches = {}, config = BOARD_CONFIG }) {
   const started = performance.now();
   const plan = boardPlan(tasks, seed);
-  const base = [...boardFiles(plan)];
+  const base = [...boardFiles(plan, config)];
   const status = await rendered(base);
   const changes = {};
   const built = await buildRepository({
