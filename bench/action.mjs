@@ -10,13 +10,13 @@
  * machine counts the waits for a CPU, this does not.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { RUNS } from "./lib.mjs";
+import { RUNS, benchRow } from "./lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BUNDLE = join(ROOT, "action", "dist", "index.js");
@@ -87,6 +87,7 @@ for (let run = 0; run < RUNS; run++) {
   bare.push((await once(["-e", ""])).total);
 }
 server.close();
+rmSync(dir, { recursive: true, force: true });
 
 const size = statSync(BUNDLE).size;
 const cold = median(bundle);
@@ -100,6 +101,18 @@ console.log(
 const cpu = cpus.length === RUNS ? median(cpus) : undefined;
 if (cpu !== undefined) console.log(`  its CPU time   ${cpu.toFixed(1)} ms   (main thread, spawn → first request)`);
 console.log(`node -e ""       ${median(bare).toFixed(1)} ms   (Node.js's own start and exit, for comparison)`);
+benchRow(
+  "Action: bundle size",
+  `${(size / 1024).toFixed(0)} KiB`,
+  `< ${(TARGET_BYTES / 1024).toFixed(0)} KiB`,
+  size < TARGET_BYTES,
+);
+benchRow(
+  `Action: cold start, spawn → first request (node ${process.version})`,
+  `${cold.toFixed(1)} ms${cpu === undefined ? "" : ` (CPU ${cpu.toFixed(1)} ms)`}; node -e "" ${median(bare).toFixed(1)} ms`,
+  `< ${TARGET_MS} ms`,
+  cold < TARGET_MS,
+);
 console.log(
   `BENCH_JSON ${JSON.stringify({ bench: "action", runs: RUNS, bytes: size, coldStartMs: cold, cpuMs: cpu, nodeMs: median(bare) })}`,
 );

@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUNS, intFromEnv } from "./lib.mjs";
+import { RUNS, benchRow, intFromEnv } from "./lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const N = intFromEnv("BENCH_GROWTH_N", 2000, 10);
@@ -239,6 +239,7 @@ function sanity(scenario, n, report) {
     `sanity ${scenario.id} (N=${n}): ${report.conclusion}, ${report.violations.length} violation(s), ${report.pending.length} pending, ${report.transitions.length} transition(s)${ok ? "" : `  (expected ${expected})`}`,
   );
   for (const v of report.violations.slice(0, 3)) console.log(`  ${v.code}: ${v.message}`);
+  return ok;
 }
 
 const fmt = (n, digits = 2) =>
@@ -251,7 +252,7 @@ for (const scenario of SCENARIOS) {
   const small = scenario.build(N);
   const large = scenario.build(2 * N);
   const { small: msN, large: ms2N, reports } = time(small, large);
-  sanity(scenario, N, reports[0]);
+  const sane = sanity(scenario, N, reports[0]);
   const ratio = ms2N / msN;
   results.push({
     scenario,
@@ -261,6 +262,7 @@ for (const scenario of SCENARIOS) {
     ratio,
     pass: ratio <= LIMIT,
     report: reports[0],
+    sane,
   });
 }
 
@@ -288,6 +290,14 @@ console.log(
     ? `all ${results.length} scenarios PASS (time at 2N <= ${LIMIT}x time at N)`
     : `FAIL: ${failed.map((r) => r.scenario.id).join(", ")} grew more than ${LIMIT}x when N doubled`,
 );
+for (const r of results) {
+  benchRow(
+    `in memory: growth ×2, ${r.scenario.name} (N = ${N.toLocaleString("en-US")})`,
+    `${fmt(r.ratio)}× (${fmt(r.msN)} → ${fmt(r.ms2N)} ms)${r.sane ? "" : ", wrong result"}`,
+    `≤ ${LIMIT}×`,
+    r.sane && r.pass,
+  );
+}
 console.log(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
 const ms = (value) => Math.round(value * 100) / 100;
 console.log(

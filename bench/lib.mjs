@@ -27,9 +27,13 @@ export function prng(seed) {
   };
 }
 
-export function run(command, args, { cwd, input } = {}) {
+export function run(command, args, { cwd, input, env } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: [input ? "pipe" : "ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, {
+      cwd,
+      env: env && { ...process.env, ...env },
+      stdio: [input ? "pipe" : "ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", reject);
@@ -82,4 +86,12 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     cleanUp();
     process.exit(130);
   });
+}
+
+/**
+ * One figure for the table `npm run bench` ends with (bench/index.mjs collects these lines):
+ * `BENCH_ROW {"measure", "value", "target", "met"}`, value and target as short strings.
+ */
+export function benchRow(measure, value, target, met) {
+  console.log(`BENCH_ROW ${JSON.stringify({ measure, value, target, met: Boolean(met) })}`);
 }

@@ -13,13 +13,12 @@
  * `npm run build`): `npm run bench`, or `BENCH_TASKS=2000 BENCH_RUNS=3 npm run bench`. The last line
  * printed is `BENCH_JSON {...}` for machines. Nothing is written into the repository.
  */
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Readable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUNS, cleanUp, intFromEnv, measure, prng, run, tempDirs } from "./lib.mjs";
+import { RUNS, benchRow, cleanUp, intFromEnv, measure } from "./lib.mjs";
+import { buildPhases, threeTaskChange } from "./repos.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -47,7 +46,7 @@ warnIfDistIsStale();
 const load = (file) => import(pathToFileURL(join(ROOT, file)).href);
 const { auditRevision, checkPullRequest, loadConfig } = await load("dist/core/service.js");
 const { audit } = await load("dist/core/evaluate.js");
-const { CONFIG_PATH, readLimits } = await load("dist/core/config.js");
+const { readLimits } = await load("dist/core/config.js");
 const { GitRepository } = await load("dist/git/repository.js");
 
 /** Warns when a source file is newer than its compiled output: the bench would time old code. */
@@ -72,219 +71,10 @@ function warnIfDistIsStale() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Synthetic repositories
+// Synthetic repositories (bench/repos.mjs): `main`, and branch `pr` with the 3-task pull request
 
-const WORDS = (
-  "the task spec design test plan edge case input output error retry cache index parser state " +
-  "approval review branch commit merge build release user config limit file folder path token " +
-  "request response timeout queue worker schedule metric log trace handler module service client " +
-  "server should must may never always when unless because therefore however consider verify"
-).split(" ");
-
-/** Builds a pool of paragraphs once; file bodies are a few of them behind a file-specific heading. */
-function paragraphs(random, count) {
-  const pool = [];
-  for (let i = 0; i < count; i++) {
-    const words = [];
-    const length = 30 + Math.floor(random() * 90);
-    for (let w = 0; w < length; w++) words.push(WORDS[Math.floor(random() * WORDS.length)]);
-    pool.push(`${words.join(" ")}.`);
-  }
-  return pool;
-}
-
-const pad = (n) => String(n).padStart(5, "0");
-const APPROVED_AT = (day) => `2024-05-${String((day % 28) + 1).padStart(2, "0")}T09:30:00Z`;
-
-/**
- * The state mix of a repository that has run for a while: many finished tasks, a good share in
- * research and implementation, a few in every other state. Weights sum to 100.
- */
-const STATE_MIX = [
-  ["research", 12],
-  ["research:awaiting_approval", 5],
-  ["design", 3],
-  ["implement", 20],
-  ["bug_find", 8],
-  ["adversarial_bug_find", 5],
-  ["doc_review", 7],
-  ["referee", 4],
-  ["complete", 36],
-];
-
-/**
- * Plans the tasks of a repository: per task, its state and files. About 1% of the tasks carry one
- * deliberate defect each (exactly one violation), so the audit has something to report.
- */
-function planRepository(taskCount, srcCount, seed) {
-  const random = prng(seed);
-  const pool = paragraphs(random, 64);
-  const body = (title, min, max) => {
-    const parts = [`# ${title}`, ""];
-    const n = min + Math.floor(random() * (max - min + 1));
-    for (let i = 0; i < n; i++) parts.push(pool[Math.floor(random() * pool.length)], "");
-    return parts.join("\n");
-  };
-  const pickState = () => {
-    let roll = random() * 100;
-    for (const [state, weight] of STATE_MIX) {
-      roll -= weight;
-      if (roll < 0) return state;
-    }
-    return "complete";
-  };
-
-  const tasks = [];
-  let defects = 0;
-  for (let i = 1; i <= taskCount; i++) {
-    const id = `task-${pad(i)}`;
-    const state = pickState();
-    const files = new Map();
-    const approvals = [];
-    const viaDesign = random() < 0.25; // went research → design → implement
-    const at = STAGE_ORDER.indexOf(state);
-    const past = (stage) => at > STAGE_ORDER.indexOf(stage);
-    const reached = (stage) => at >= STAGE_ORDER.indexOf(stage);
-
-    files.set("SPEC.md", body(`${id}: specification`, 2, 5));
-    if (past("research:awaiting_approval")) approvals.push(`research:approved|${APPROVED_AT(i)}|alice`);
-    if (state === "design" || (viaDesign && past("design"))) {
-      if (state !== "design" || random() < 0.7) files.set("DESIGN.md", body(`${id}: design`, 2, 4));
-      if (state !== "design") approvals.push(`design:approved|${APPROVED_AT(i + 3)}|bob`);
-    }
-    if (reached("bug_find") && (past("bug_find") || random() < 0.6)) {
-      files.set("BUG_REPORT.md", body(`${id}: bug report`, 1, 3));
-    }
-    if (reached("adversarial_bug_find") && (past("adversarial_bug_find") || random() < 0.6)) {
-      files.set("ADVERSARIAL_BUG_REPORT.md", body(`${id}: adversarial bug report`, 1, 3));
-    }
-    if (reached("doc_review") && (past("doc_review") || random() < 0.6)) {
-      files.set("DOC_REVIEW.md", body(`${id}: documentation review`, 1, 2));
-    }
-    if (reached("referee") && (past("referee") || random() < 0.5)) {
-      files.set("VERDICT.md", `# ${id}: verdict\n\nPASS\n\n${pool[i % pool.length]}\n`);
-    }
-    if (random() < 0.5) files.set("NOTES.md", body(`${id}: notes`, 1, 3));
-
-    // One defect in about 1% of the tasks, each worth exactly one violation.
-    let defect;
-    if (random() < 0.01) {
-      if (state === "complete") {
-        files.set("VERDICT.md", `# ${id}: verdict\n\nFAIL\n`);
-        defect = "verdict-not-pass";
-      } else if (state === "implement" && !viaDesign) {
-        approvals.length = 0;
-        defect = "approval-forged";
-      } else if (state === "research") {
-        files.set("DESIGN.md", body(`${id}: design`, 1, 2));
-        defect = "artifact-forbidden";
-      } else if (state === "doc_review") {
-        files.set("ADVERSARIAL_BUG_REPORT.md", "");
-        defect = "artifact-empty";
-      }
-      if (defect) defects++;
-    }
-
-    files.set(".state", `${state}\n`);
-    files.set(".state.approvals", approvals.map((line) => `${line}\n`).join(""));
-    tasks.push({ id, state, files, viaDesign, defect });
-  }
-
-  const src = [];
-  for (let i = 1; i <= srcCount; i++) {
-    const lines = [`// module ${i}`, `export const id${i} = ${i};`];
-    const n = 10 + Math.floor(random() * 60);
-    for (let l = 0; l < n; l++) lines.push(`// ${pool[(i + l) % pool.length].slice(0, 70)}`);
-    src.push([`src/pkg-${String(i % 20).padStart(2, "0")}/module-${pad(i)}.ts`, `${lines.join("\n")}\n`]);
-  }
-  return { tasks, src, defects, body };
-}
-
-/** Pipeline order of the states the planner uses (for "is the task past stage X"). */
-const STAGE_ORDER = [
-  "research",
-  "research:awaiting_approval",
-  "research:approved",
-  "design",
-  "implement",
-  "bug_find",
-  "adversarial_bug_find",
-  "doc_review",
-  "referee",
-  "complete",
-];
-
-/**
- * The pull request (one commit by carol on branch `pr`): moves a clean `implement` task to
- * `bug_find` (adds BUG_REPORT.md, edits a project file), a clean `research` task to
- * `research:awaiting_approval`, and adds a new task at `research`.
- */
-function planPullRequest(plan) {
-  const clean = (state) =>
-    plan.tasks.find((task) => task.state === state && !task.defect && !task.files.has("BUG_REPORT.md"));
-  const implement = clean("implement");
-  const research = clean("research");
-  if (!implement || !research) throw new Error("the synthetic repository has no clean implement/research task");
-  const newId = `task-${pad(plan.tasks.length + 1)}`;
-  const [srcPath, srcText] = plan.src[0];
-  return {
-    tasks: [implement.id, research.id, newId],
-    files: [
-      [`tasks/${implement.id}/.state`, "bug_find\n"],
-      [`tasks/${implement.id}/BUG_REPORT.md`, plan.body(`${implement.id}: bug report`, 1, 2)],
-      [srcPath, `${srcText}// fixed while looking for bugs\n`],
-      [`tasks/${research.id}/.state`, "research:awaiting_approval\n"],
-      [`tasks/${newId}/.state`, "research\n"],
-      [`tasks/${newId}/.state.approvals`, ""],
-      [`tasks/${newId}/SPEC.md`, plan.body(`${newId}: specification`, 1, 3)],
-    ],
-  };
-}
-
-/** The fast-import stream: `main` with every file, then `pr` on top of it. */
-function* importStream(plan, pr) {
-  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-  const file = (path, text) => `M 100644 inline ${path}\n${data(text)}`;
-  const who = (name, time) => `${name} <${name}@example.com> ${time} +0000`;
-
-  yield `commit refs/heads/main\nmark :1\nauthor ${who("alice", 1714550400)}\ncommitter ${who("alice", 1714550400)}\n`;
-  yield data(`Synthetic repository: ${plan.tasks.length} tasks\n`);
-  yield file(CONFIG_PATH, "preset: phases\n");
-  yield file("README.md", "# Synthetic taskgate repository\n");
-  for (const [path, text] of plan.src) yield file(path, text);
-  for (const task of plan.tasks) {
-    let chunk = "";
-    for (const [name, text] of task.files) chunk += file(`tasks/${task.id}/${name}`, text);
-    yield chunk;
-  }
-  yield "\n";
-
-  yield `commit refs/heads/pr\nmark :2\nauthor ${who(PR_AUTHOR, 1714640400)}\ncommitter ${who(PR_AUTHOR, 1714640400)}\n`;
-  yield data(`Move ${pr.tasks.join(", ")}\n`);
-  yield "from :1\n";
-  for (const [path, text] of pr.files) yield file(path, text);
-  yield "\ndone\n";
-}
-
-/** Creates a bare repository in a new temporary folder and fills it with one fast-import process. */
-async function buildRepository(taskCount, srcCount, seed) {
-  const started = performance.now();
-  const plan = planRepository(taskCount, srcCount, seed);
-  const pr = planPullRequest(plan);
-  const dir = mkdtempSync(join(tmpdir(), "taskgate-bench-"));
-  tempDirs.push(dir);
-  await run("git", ["init", "-q", "--bare", "-b", "main", dir]);
-  await run("git", ["fast-import", "--quiet", "--done"], { cwd: dir, input: Readable.from(importStream(plan, pr)) });
-  const files = plan.tasks.reduce((sum, task) => sum + task.files.size, 0) + plan.src.length + 2;
-  return { dir, plan, pr, files, buildMs: performance.now() - started };
-}
-
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
+const buildRepository = (taskCount, srcCount, seed) =>
+  buildPhases({ tasks: taskCount, src: srcCount, seed, branches: { pr: threeTaskChange } });
 
 // ---------------------------------------------------------------------------------------------
 // Measurements
@@ -438,6 +228,20 @@ try {
     }
   }
   for (const warning of warnings) console.warn(`bench: warning: ${warning}`);
+  const auditSane = auditReport.violations.length === big.plan.defects;
+  const checkSane = warnings.length === (auditSane ? 0 : 1);
+  benchRow(
+    `in process: phases audit / floor (${int(TASKS)} tasks)`,
+    `${fmt(ratio, 2)}× (${fmt(auditM.median)} / ${fmt(floorM.median)} ms)${auditSane ? "" : ", wrong violations"}`,
+    `≤ ${TARGET_RATIO}×`,
+    auditSane && ratio <= TARGET_RATIO,
+  );
+  benchRow(
+    `in process: phases 3-task check (${int(TASKS)} tasks)`,
+    `${fmt(checkM.median)} ms${checkSane ? "" : ", wrong result"}`,
+    `< ${int(TARGET_CHECK_MS)} ms`,
+    checkSane && checkM.median < TARGET_CHECK_MS,
+  );
   console.log(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
 
   const figures = (m) => ({ median: m.median, min: m.min, max: m.max, processes: m.processes });
