@@ -321,5 +321,15 @@ export function readLimits(config: Config): { maxFileBytes: number; perPath: Rec
     perPath[config.board.definitions] = config.limits.max_ledger_bytes;
     perPath[config.board.ledger] = config.limits.max_ledger_bytes;
   }
+  // The rendered files that list every task grow with the store as the ledger does: a board or a
+  // tasks folder past about 12,000 tasks renders a matrix above 1 MiB, which must still be read to
+  // tell whether it is current.
+  const root = renderRootOf(config);
+  for (const name of ["matrix.md", "stages.md"]) perPath[`${root}/${name}`] = config.limits.max_ledger_bytes;
   return { maxFileBytes: config.limits.max_file_bytes, perPath };
+}
+
+/** The folder rendered status files go to, without trailing slashes. */
+export function renderRootOf(config: Config): string {
+  return config.render.path.replace(/^\/+|\/+$/g, "");
 }

@@ -73,7 +73,4 @@ export function isSuspiciousPath(path: string): boolean {
   );
 }
 
-/** The folder rendered status files go to, without trailing slashes. */
-export function renderRootOf(config: Config): string {
-  return config.render.path.replace(/^\/+|\/+$/g, "");
-}
+export { renderRootOf } from "./config.js";

@@ -105,6 +105,26 @@ describe("taskgate check on a board", () => {
 });
 
 describe("taskgate render", () => {
+  it("reads a rendered matrix larger than the file limit: a big board's fresh render is current", async () => {
+    const many = Array.from({ length: 40 }, (_, i) => def(`task-${i}`, { paths: [`src/t${i}/**`] }));
+    const repo = tempRepo();
+    repos.push(repo);
+    // A 1,200-byte file limit stands for the 1 MiB default a board of 12,000 tasks outgrows.
+    repo.write({
+      ".github/taskgate.yml": `${CONFIG}limits:\n  max_file_bytes: 1200\n`,
+      ...(board(many, {}, 0) as Record<string, string>),
+    });
+    repo.commit("plan", "alice");
+    expect((await runCli(["render"], repo.dir)).code).toBe(0);
+    expect(readFileSync(join(repo.dir, "docs/status/matrix.md")).length).toBeGreaterThan(1200);
+    repo.commit("render", "alice");
+    const audit = await runCli(["audit", "--format", "json"], repo.dir);
+    expect(audit.json<{ violations: { code: string }[] }>().violations.map((item) => item.code)).not.toContain(
+      "matrix-stale",
+    );
+    expect(audit.code).toBe(0);
+  });
+
   it("writes the status files, keeps them byte-identical and reports staleness", async () => {
     const repo = boardRepo({ ...(board(DEFS, { api: claimed("carol") }, 1) as Record<string, string>) });
     const first = await runCli(["render"], repo.dir);
