@@ -113,8 +113,9 @@ export function agentOf(owner: string): string {
 // A board of 10,000 tasks is mostly entries written by taskgate itself: every field present, in
 // the schema's order, with nothing extra. Checking such an entry by hand costs a small fraction of
 // `safeParse`, so the readers below accept canonical items directly and hand every other item to
-// the schema, which also reports the problems. What they return equals the schema's output, keys
-// in the same order (a property test holds them to that).
+// the schema, which also reports the problems. What they accept they return as it is, without a
+// copy: it equals the schema's output, keys in the same order (a property test holds them to that).
+// Nothing changes a board once read, so the parsed JSON can serve as the value itself.
 
 const STATUS_SET: ReadonlySet<unknown> = new Set(STATUSES);
 const ACTION_SET: ReadonlySet<unknown> = new Set(ACTIONS);
@@ -151,7 +152,7 @@ function canonicalHistory(value: unknown): HistoryEntry | undefined {
     return undefined;
   }
   if (!isOptionalNote(note) || !isOptionalNote(evidence) || !isOptionalNote(handoff)) return undefined;
-  return { ...value } as HistoryEntry;
+  return value as HistoryEntry;
 }
 
 const ENTRY_KEYS = ["status", "owner", "external_wait", "blocked_by", "history"] as const;
@@ -162,13 +163,8 @@ export function canonicalLedgerEntry(value: unknown): LedgerEntry | undefined {
   const { status, owner, external_wait: wait, blocked_by: blockers, history } = value;
   if (!STATUS_SET.has(status) || !(owner === null || isText(owner)) || typeof wait !== "boolean") return undefined;
   if (!Array.isArray(blockers) || !blockers.every(isTaskId) || !Array.isArray(history)) return undefined;
-  const entries: HistoryEntry[] = [];
-  for (const item of history) {
-    const entry = canonicalHistory(item);
-    if (entry === undefined) return undefined;
-    entries.push(entry);
-  }
-  return { status, owner, external_wait: wait, blocked_by: [...blockers], history: entries } as LedgerEntry;
+  if (!history.every((item) => canonicalHistory(item) !== undefined)) return undefined;
+  return value as LedgerEntry;
 }
 
 const DEFINITION_KEYS = [
@@ -196,13 +192,7 @@ export function canonicalDefinition(value: unknown): Definition | undefined {
   const { steps, checks, external } = value;
   const isString = (item: unknown) => typeof item === "string";
   if (!isTextList(steps, isString) || !isTextList(checks, isString) || typeof external !== "boolean") return undefined;
-  return {
-    ...value,
-    depends_on: [...(dependsOn as string[])],
-    paths: [...(paths as string[])],
-    steps: [...(steps as string[])],
-    checks: [...(checks as string[])],
-  } as Definition;
+  return value as Definition;
 }
 
 /** One ledger entry: the canonical path, else the schema's; `undefined` when invalid. */
@@ -232,13 +222,16 @@ export function readLedger(value: unknown, canonicalOnly = false): Ledger | unde
   const { revision, tasks } = value;
   if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 0 || !isPlain(tasks)) return undefined;
   const out: Record<string, LedgerEntry> = {};
+  let same = true;
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id) || !TASK_ID.test(id)) return undefined;
     const entry = canonicalOnly ? canonicalLedgerEntry(tasks[id]) : readLedgerEntry(tasks[id]);
     if (entry === undefined) return undefined;
     out[id] = entry;
+    same &&= entry === tasks[id];
   }
-  return { revision, tasks: out };
+  // Every entry canonical: the file as parsed is the ledger.
+  return same ? (value as Ledger) : { revision, tasks: out };
 }
 
 /**
@@ -248,10 +241,12 @@ export function readLedger(value: unknown, canonicalOnly = false): Ledger | unde
 export function readDefinitions(value: unknown, canonicalOnly = false): { tasks: Definition[] } | undefined {
   if (!isPlain(value) || !hasKeys(value, ["tasks"], 1) || !Array.isArray(value.tasks)) return undefined;
   const tasks: Definition[] = [];
+  let same = true;
   for (const item of value.tasks) {
     const definition = canonicalOnly ? canonicalDefinition(item) : readDefinition(item);
     if (definition === undefined) return undefined;
     tasks.push(definition);
+    same &&= definition === item;
   }
-  return { tasks };
+  return same ? (value as { tasks: Definition[] }) : { tasks };
 }
