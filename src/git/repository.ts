@@ -708,11 +708,19 @@ export class BatchReader {
         pos = this.continueObject(chunk, pos);
       } else {
         const lf = chunk.indexOf(0x0a, pos);
-        // The chunk's memory is reused once this returns: keep a copy of a header cut in two.
-        this.header.push(Buffer.from(chunk.subarray(pos, lf < 0 ? chunk.length : lf)));
-        if (lf < 0) return;
-        const [sha, size] = objectHeader(Buffer.concat(this.header).toString("latin1"));
-        this.header = [];
+        if (lf < 0) {
+          // The chunk's memory is reused once this returns: keep a copy of a header cut in two.
+          this.header.push(Buffer.from(chunk.subarray(pos)));
+          return;
+        }
+        let line: string;
+        if (this.header.length === 0) line = chunk.toString("latin1", pos, lf);
+        else {
+          this.header.push(chunk.subarray(pos, lf));
+          line = Buffer.concat(this.header).toString("latin1");
+          this.header = [];
+        }
+        const [sha, size] = objectHeader(line);
         pos = lf + 1;
         if (pos + size <= chunk.length) {
           // The whole object is in this chunk (the usual case).
@@ -754,10 +762,13 @@ export class BatchReader {
 
 /** "<sha> <type> <size>" gives the sha and the size; "<name> missing" throws. */
 function objectHeader(line: string): [string, number] {
-  const [sha, type, sizeText] = line.split(" ");
-  if (sha === undefined || type === "missing" || sizeText === undefined) throw missingObject(sha ?? "?");
+  const first = line.indexOf(" ");
+  const last = line.lastIndexOf(" ");
+  const sha = first < 0 ? line : line.slice(0, first);
+  if (first < 0 || last === first || line.slice(first + 1, last) === "missing") throw missingObject(sha || "?");
+  const sizeText = line.slice(last + 1);
   const size = Number(sizeText);
-  if (!Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
+  if (sizeText === "" || !Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
   return [sha, size];
 }
 
