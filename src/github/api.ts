@@ -12,6 +12,7 @@ import {
   PULL_REQUEST_FACTS,
   PULL_REQUEST_VERSION,
   batchQuery,
+  foldersQuery,
   landingsQuery,
 } from "./queries.js";
 
@@ -33,6 +34,8 @@ export interface Identity {
 export const MAX_COMMITS = 250;
 /** Blobs, permissions, teams and commits asked for in one GraphQL request. */
 export const BATCH_SIZE = 200;
+/** Folders listed in one GraphQL request (a folder may hold thousands of entries: fewer than blobs). */
+export const FOLDER_BATCH = 100;
 /** The first and the last this many comments of a pull request come with its facts. */
 export const COMMENT_WINDOW = 50;
 
@@ -121,6 +124,7 @@ export interface Comparison {
   readonly commits: readonly CompareCommit[];
 }
 
+/** An entry of GitHub's REST listing of a tree, with its path from the listed tree. */
 export interface TreeEntry {
   readonly path: string;
   readonly mode: string;
@@ -129,12 +133,33 @@ export interface TreeEntry {
   readonly size?: number;
 }
 
-export interface Tree {
+/** GitHub's REST listing of a tree (`GET /git/trees/{sha}`), recursive or not. */
+export interface TreeListing {
+  /** The listed tree's object id (a commit asked for is peeled to its tree). */
   readonly sha: string;
   readonly entries: readonly TreeEntry[];
   /** GitHub cut the listing short (over 100,000 entries or 7 MB). */
   readonly truncated: boolean;
 }
+
+/** One entry of one folder: a file (`blob`), a folder (`tree`) or a submodule (`commit`). */
+export interface FolderEntry {
+  readonly name: string;
+  /** Git's mode as the REST API writes it: `100644`, `100755`, `120000`, `040000` or `160000`. */
+  readonly mode: string;
+  readonly type: string;
+  readonly oid: string;
+  /** A file's size in bytes (absent for folders and submodules). */
+  readonly size?: number;
+}
+
+/** One folder's entries, as GraphQL's `Tree.entries` lists them, and the folder's object id. */
+export interface FolderListing {
+  readonly oid: string;
+  readonly entries: readonly FolderEntry[];
+}
+
+export type { Tree } from "./trees.js";
 
 /** An author GitHub links to a commit (the git author or a `Co-authored-by:` trailer). */
 export interface CommitAuthor {
@@ -464,15 +489,40 @@ export class GitHubApi {
     };
   }
 
-  /** Every entry of a commit's tree: one request, whatever the size (GitHub says when it cut it short). */
-  async tree(sha: string): Promise<Tree> {
+  /**
+   * A tree's entries by REST (`sha` a tree or a commit): one request. `recursive` lists every entry
+   * below it, folders included, until GitHub's cap (100,000 entries or 7 MB); either way GitHub says
+   * when it cut the listing short.
+   */
+  async listing(sha: string, options: { recursive: boolean }): Promise<TreeListing> {
     const { data } = await this.octokit.rest.git.getTree({
       owner: this.repo.owner,
       repo: this.repo.repo,
       tree_sha: sha,
-      recursive: "1",
+      ...(options.recursive && { recursive: "1" }),
     });
-    return { sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+  }
+
+  /**
+   * Folders by object id, each with its entries (a commit's id names its root folder): one GraphQL
+   * request per 100, `null` for an object GitHub does not have (or that is no tree nor commit).
+   * GraphQL says nothing of a cut: the reader checks each listing against its object id.
+   */
+  async folders(oids: readonly string[]): Promise<Map<string, FolderListing | null>> {
+    const out = new Map<string, FolderListing | null>();
+    const pending = [...new Set(oids)];
+    for (let start = 0; start < pending.length; start += FOLDER_BATCH) {
+      const batch = pending.slice(start, start + FOLDER_BATCH);
+      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
+      batch.forEach((oid, index) => (variables[`o${index}`] = oid));
+      const { data } = await this.ask<{ repository: Record<string, FolderNode | null> | null }>(
+        { query: foldersQuery(batch.length), variables },
+        { partial: true },
+      );
+      batch.forEach((oid, index) => out.set(oid, folderOf(data.repository?.[`o${index}`])));
+    }
+    return out;
   }
 
   /**
@@ -831,6 +881,30 @@ export interface PullData {
   readonly number: number;
   readonly user?: { readonly login: string } | null;
   readonly performed_via_github_app?: { readonly id: number } | null;
+}
+
+interface TreeNode {
+  oid: string;
+  entries: { name: string; type: string; mode: number; oid: string; size: number }[] | null;
+}
+
+/** A commit (with its root folder) or a folder, as the `Folders` query asks for it. */
+type FolderNode = Partial<TreeNode> & { tree?: TreeNode };
+
+/** GraphQL's answer for one folder in the REST shape: modes in octal, sizes for files only. */
+function folderOf(node: FolderNode | null | undefined): FolderListing | null {
+  const tree = node?.tree ?? node;
+  if (!tree?.oid) return null;
+  return {
+    oid: tree.oid,
+    entries: (tree.entries ?? []).map((entry) => ({
+      name: entry.name,
+      mode: entry.mode.toString(8).padStart(6, "0"),
+      type: entry.type,
+      oid: entry.oid,
+      ...(entry.type === "blob" && { size: entry.size }),
+    })),
+  };
 }
 
 interface GitActorNode {

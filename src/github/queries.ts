@@ -161,6 +161,22 @@ export function batchQuery(counts: { blobs: number; people: number; teams: numbe
   return `query Batch(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${repo.join("\n    ") || "id"}\n  }\n  ${top.join("\n  ")}\n}\n`;
 }
 
+/**
+ * Folders by object id, one level of a walk down two trees: each commit's root folder or each
+ * folder's own entries (name, type, mode, object id, and size, which is a file's byte size).
+ */
+export function foldersQuery(count: number): string {
+  const vars: string[] = ["$owner: String!", "$name: String!"];
+  const fields: string[] = [];
+  for (let index = 0; index < count; index++) {
+    vars.push(`$o${index}: GitObjectID!`);
+    fields.push(
+      `o${index}: object(oid: $o${index}) { ... on Commit { tree { ...Folder } } ... on Tree { ...Folder } }`,
+    );
+  }
+  return `query Folders(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n\nfragment Folder on Tree {\n  oid\n  entries {\n    name\n    type\n    mode\n    oid\n    size\n  }\n}\n`;
+}
+
 /** One atomic commit on a pull request's branch, refused by GitHub if the branch moved. */
 export const CREATE_COMMIT = /* GraphQL */ `
   mutation RecordDecisions($input: CreateCommitOnBranchInput!) {
