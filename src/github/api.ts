@@ -885,11 +885,26 @@ export interface PullData {
 
 interface TreeNode {
   oid: string;
-  entries: { name: string; type: string; mode: number; oid: string; size: number }[] | null;
+  entries: { name: string; mode: number; oid: string; size: number }[] | null;
 }
 
 /** A commit (with its root folder) or a folder, as the `Folders` query asks for it. */
 type FolderNode = Partial<TreeNode> & { tree?: TreeNode };
+
+/** Git's modes as GraphQL gives them (decimal) and as REST writes them (octal). */
+const MODES: Readonly<Record<number, string>> = {
+  0o100644: "100644",
+  0o100755: "100755",
+  0o120000: "120000",
+  0o40000: "040000",
+  0o160000: "160000",
+};
+
+/** Git's type of an entry, from its mode: a folder, a submodule, or else a file. */
+function typeOf(mode: number): string {
+  const kind = mode & 0o170000;
+  return kind === 0o40000 ? "tree" : kind === 0o160000 ? "commit" : "blob";
+}
 
 /** GraphQL's answer for one folder in the REST shape: modes in octal, sizes for files only. */
 function folderOf(node: FolderNode | null | undefined): FolderListing | null {
@@ -897,13 +912,13 @@ function folderOf(node: FolderNode | null | undefined): FolderListing | null {
   if (!tree?.oid) return null;
   return {
     oid: tree.oid,
-    entries: (tree.entries ?? []).map((entry) => ({
-      name: entry.name,
-      mode: entry.mode.toString(8).padStart(6, "0"),
-      type: entry.type,
-      oid: entry.oid,
-      ...(entry.type === "blob" && { size: entry.size }),
-    })),
+    entries: (tree.entries ?? []).map((entry): FolderEntry => {
+      const type = typeOf(entry.mode);
+      const mode = MODES[entry.mode] ?? entry.mode.toString(8).padStart(6, "0");
+      return type === "blob"
+        ? { name: entry.name, mode, type, oid: entry.oid, size: entry.size }
+        : { name: entry.name, mode, type, oid: entry.oid };
+    }),
   };
 }
 

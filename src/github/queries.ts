@@ -163,7 +163,8 @@ export function batchQuery(counts: { blobs: number; people: number; teams: numbe
 
 /**
  * Folders by object id, one level of a walk down two trees: each commit's root folder or each
- * folder's own entries (name, type, mode, object id, and size, which is a file's byte size).
+ * folder's own entries (name, mode, object id, and size, which is a file's byte size). The mode
+ * says the type (a folder, a submodule, a file): `type` would only add bytes.
  */
 export function foldersQuery(count: number): string {
   const vars: string[] = ["$owner: String!", "$name: String!"];
@@ -174,7 +175,7 @@ export function foldersQuery(count: number): string {
       `o${index}: object(oid: $o${index}) { ... on Commit { tree { ...Folder } } ... on Tree { ...Folder } }`,
     );
   }
-  return `query Folders(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n\nfragment Folder on Tree {\n  oid\n  entries {\n    name\n    type\n    mode\n    oid\n    size\n  }\n}\n`;
+  return `query Folders(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n\nfragment Folder on Tree {\n  oid\n  entries {\n    name\n    mode\n    oid\n    size\n  }\n}\n`;
 }
 
 /** One atomic commit on a pull request's branch, refused by GitHub if the branch moved. */

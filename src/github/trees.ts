@@ -263,7 +263,7 @@ export function differences(from: Tree, to: Tree): Map<string, string | null> {
 
 /** Git's mode in a tree object: the REST API's `040000` is `40000` there. */
 function gitMode(mode: string): string {
-  return mode.replace(/^0+/, "");
+  return mode.charCodeAt(0) === 48 ? mode.replace(/^0+/, "") : mode;
 }
 
 /** Git's order of a folder's entries: by name, a subfolder as if its name ended in "/". */
@@ -275,13 +275,18 @@ function inGitOrder(entries: readonly FolderEntry[]): FolderEntry[] {
     .map((item) => item.entry);
 }
 
+/** Git's object id of a tree holding `entries` in this order: the hash of `<mode> <name>\0<id>` each. */
 function hashOf(entries: readonly FolderEntry[]): string {
-  const parts: Buffer[] = [];
-  for (const entry of entries) {
-    parts.push(Buffer.from(`${gitMode(entry.mode)} ${entry.name}\0`, "utf8"), Buffer.from(entry.oid, "hex"));
-  }
-  const body = Buffer.concat(parts);
-  return createHash("sha1").update(`tree ${body.length}\0`).update(body).digest("hex");
+  const heads = entries.map((entry) => `${gitMode(entry.mode)} ${entry.name}\0`);
+  let length = 0;
+  for (const head of heads) length += Buffer.byteLength(head, "utf8") + 20;
+  const body = Buffer.allocUnsafe(length);
+  let at = 0;
+  entries.forEach((entry, index) => {
+    at += body.write(heads[index]!, at, "utf8");
+    at += body.write(entry.oid, at, 20, "hex");
+  });
+  return createHash("sha1").update(`tree ${length}\0`).update(body).digest("hex");
 }
 
 /**

@@ -839,8 +839,9 @@ export class FakeGitHub {
 
   /**
    * GraphQL's `Folders`: each asked object as a folder (`... on Tree`) or as a commit with its root
-   * folder (`... on Commit { tree }`), entries in git's order with decimal modes and sizes; `null`
-   * for an object git does not have. Entries are cut at `graphqlEntryCap`, without a word.
+   * folder (`... on Commit { tree }`), entries in git's order with the fields the query asks (name,
+   * decimal mode, object id, size); `null` for an object git does not have. Entries are cut at
+   * `graphqlEntryCap`, without a word.
    */
   private folders(variables: Record<string, unknown>): Record<string, unknown> {
     const names = Object.keys(variables).filter((name) => /^o\d+$/.test(name));
@@ -861,7 +862,6 @@ export class FakeGitHub {
         oid: object.oid,
         entries: listings[index]!.slice(0, this.graphqlEntryCap).map((entry) => ({
           name: entry.name,
-          type: entry.type,
           mode: Number.parseInt(entry.mode, 8),
           oid: entry.oid,
           size: entry.type === "blob" ? (sizes.get(entry.oid) ?? 0) : 0,
