@@ -34,8 +34,8 @@ export interface Identity {
 export const MAX_COMMITS = 250;
 /** Blobs, permissions, teams and commits asked for in one GraphQL request. */
 export const BATCH_SIZE = 200;
-/** Folders listed in one GraphQL request (a folder may hold thousands of entries: fewer than blobs). */
-export const FOLDER_BATCH = 100;
+/** Folders listed in one GraphQL request. */
+export const FOLDER_BATCH = 200;
 /** The first and the last this many comments of a pull request come with its facts. */
 export const COMMENT_WINDOW = 50;
 
@@ -122,6 +122,8 @@ export interface Comparison {
   readonly mergeBase: string;
   readonly totalCommits: number;
   readonly commits: readonly CompareCommit[];
+  /** The paths GitHub lists as changed, old names of renames too: at most 300, so a hint, never the whole. */
+  readonly files: readonly string[];
 }
 
 /** An entry of GitHub's REST listing of a tree, with its path from the listed tree. */
@@ -475,7 +477,7 @@ export class GitHubApi {
     return { version: versionOf(first, reviews), ownComments: candidates(first.lastComments.nodes) };
   }
 
-  /** The merge base and the commits of `base...head` (up to 250 in one request). */
+  /** The merge base, the commits (up to 250) and the changed files (up to 300) of `base...head`: one request. */
   async compare(base: string, head: string): Promise<Comparison> {
     const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
       owner: this.repo.owner,
@@ -486,6 +488,10 @@ export class GitHubApi {
       mergeBase: data.merge_base_commit.sha,
       totalCommits: data.total_commits,
       commits: data.commits as unknown as CompareCommit[],
+      files: (data.files ?? []).flatMap((file) => [
+        file.filename,
+        ...(file.previous_filename ? [file.previous_filename] : []),
+      ]),
     };
   }
 
@@ -505,22 +511,33 @@ export class GitHubApi {
   }
 
   /**
-   * Folders by object id, each with its entries (a commit's id names its root folder): one GraphQL
-   * request per 100, `null` for an object GitHub does not have (or that is no tree nor commit).
-   * GraphQL says nothing of a cut: the reader checks each listing against its object id.
+   * Folders by object id (a commit's id names its root folder) or by expression (`<commit>:<path>`),
+   * each with its entries: one GraphQL request per 200, keyed as asked, `null` for an object GitHub
+   * does not have (or that is no folder). GraphQL says nothing of a cut: the reader checks each
+   * listing against its object id.
    */
-  async folders(oids: readonly string[]): Promise<Map<string, FolderListing | null>> {
+  async folders(
+    oids: readonly string[],
+    expressions: readonly string[] = [],
+  ): Promise<Map<string, FolderListing | null>> {
     const out = new Map<string, FolderListing | null>();
-    const pending = [...new Set(oids)];
+    const pending = [
+      ...[...new Set(oids)].map((key) => ({ key, expression: false })),
+      ...[...new Set(expressions)].map((key) => ({ key, expression: true })),
+    ];
     for (let start = 0; start < pending.length; start += FOLDER_BATCH) {
       const batch = pending.slice(start, start + FOLDER_BATCH);
+      const byOid = batch.filter((item) => !item.expression);
+      const byExpression = batch.filter((item) => item.expression);
       const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
-      batch.forEach((oid, index) => (variables[`o${index}`] = oid));
+      byOid.forEach((item, index) => (variables[`o${index}`] = item.key));
+      byExpression.forEach((item, index) => (variables[`e${index}`] = item.key));
       const { data } = await this.ask<{ repository: Record<string, FolderNode | null> | null }>(
-        { query: foldersQuery(batch.length), variables },
+        { query: foldersQuery(byOid.length, byExpression.length), variables },
         { partial: true },
       );
-      batch.forEach((oid, index) => out.set(oid, folderOf(data.repository?.[`o${index}`])));
+      byOid.forEach((item, index) => out.set(item.key, folderOf(data.repository?.[`o${index}`])));
+      byExpression.forEach((item, index) => out.set(item.key, folderOf(data.repository?.[`e${index}`])));
     }
     return out;
   }

@@ -4,9 +4,10 @@
  *
  * - Trees are read folder by folder, never whole: `changedFiles` and `differences` descend from the
  *   two roots into the folders whose object ids differ, and `readSnapshot` into the folders its scope
- *   reaches. Each level of that walk is one GraphQL request (per 100 folders) for every commit and
+ *   reaches. Each level of that walk is one GraphQL request (per 200 folders) for every commit and
  *   every read at once, so a small pull request costs one request per level of its deepest changed
- *   path, whatever the size of the repository, and the bytes of the folders it enters. No cap of
+ *   path, whatever the size of the repository, and the bytes of the folders it enters. With the
+ *   files a comparison lists, the folders above them come with the roots: one request in all. No cap of
  *   3,000 files as the pull request files API has, nor of 100,000 entries as a recursive tree has.
  * - A folder a scope reads whole (the task store of an audit) is asked for in one recursive request
  *   of that folder; when GitHub cuts it short (over 100,000 entries or 7 MB), the folders it did list
@@ -182,15 +183,30 @@ function startOf(read: TreeRead): Pending[] {
   return [scoped(read.tree, "", read.tree.root, index.whole, index, true)];
 }
 
+/** Every folder above the given paths (`a/b/c` → `a`, `a/b`), each once. O(length of the paths). */
+function foldersAbove(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const path of paths) {
+    for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+      const folder = path.slice(0, at);
+      if (out.has(folder)) break;
+      out.add(folder);
+    }
+  }
+  return [...out];
+}
+
 export class GitHubRepository implements TaskRepository {
   /** Every folder listed so far, by object id, for every commit. */
   readonly folders: Folders = new Map();
   /** Each commit's root folder (`null`: GitHub has no such commit). */
   private readonly roots = new Map<string, Promise<string | null>>();
-  private readonly listings = new Map<string, Promise<Tree>>();
   /** Folders asked for in one recursive request already (cut short: walked instead). */
   private readonly recursive = new Set<string>();
+  private readonly listings = new Map<string, Promise<Tree>>();
   private readonly comparisons = new Map<string, Promise<Comparison>>();
+  /** The files comparisons listed, by `mergeBase...head`. */
+  private readonly changed = new Map<string, readonly string[]>();
   readonly blobs = new Map<string, BlobData>();
 
   constructor(readonly api: GitHubApi) {}
@@ -211,7 +227,8 @@ export class GitHubRepository implements TaskRepository {
 
   /**
    * The tree of a commit from one recursive request (cached), cut short or not: a tree GitHub cut
-   * is `truncated`, and whoever reads it fails closed.
+   * is `truncated`, and whoever reads it fails closed. (The pull request pipeline's way until it
+   * walks too; a walk never asks for it.)
    */
   listing(sha: string): Promise<Tree> {
     let tree = this.listings.get(sha);
@@ -227,12 +244,26 @@ export class GitHubRepository implements TaskRepository {
 
   /**
    * The trees of commits, their root folders listed: one GraphQL request for all the commits not
-   * asked for yet. A commit GitHub does not have is left out.
+   * asked for yet. With `hints` (paths that may have changed, as a comparison lists them), the same
+   * request lists each folder above those paths at the commits `hints.at`: a walk down to them then
+   * finds them listed, and costs no more requests. A hint only saves requests: every folder is still
+   * reached from its root and checked against its id. A commit GitHub does not have is left out.
    */
-  async trees(shas: readonly string[]): Promise<Map<string, Tree>> {
+  async trees(
+    shas: readonly string[],
+    hints?: { readonly at: readonly string[]; readonly paths: readonly string[] },
+  ): Promise<Map<string, Tree>> {
     const fresh = [...new Set(shas)].filter((sha) => !this.roots.has(sha));
-    if (fresh.length > 0) {
-      const asked = this.api.folders(fresh.filter((sha) => FULL_SHA.test(sha)));
+    const folders = hints ? foldersAbove(hints.paths) : [];
+    const where = new Map<string, { sha: string; path: string }>();
+    for (const sha of hints?.at ?? []) {
+      if (FULL_SHA.test(sha)) for (const path of folders) where.set(`${sha}:${path}`, { sha, path: `${path}/` });
+    }
+    if (fresh.length > 0 || where.size > 0) {
+      const asked = this.api.folders(
+        fresh.filter((sha) => FULL_SHA.test(sha)),
+        [...where.keys()],
+      );
       for (const sha of fresh) {
         this.roots.set(
           sha,
@@ -244,6 +275,15 @@ export class GitHubRepository implements TaskRepository {
           }),
         );
       }
+      const found = await asked;
+      const hinted = [...where].flatMap(([key, at]) => {
+        const listing = found.get(key);
+        return listing ? [{ listing, at }] : [];
+      });
+      await this.keep(
+        hinted.map((item) => item.listing),
+        new Map(hinted.map((item) => [item.listing.oid, item.at])),
+      );
     }
     const out = new Map<string, Tree>();
     for (const sha of new Set(shas)) {
@@ -261,7 +301,7 @@ export class GitHubRepository implements TaskRepository {
   }
 
   /**
-   * Lists every folder the reads enter, level by level: one GraphQL request (per 100 folders) per
+   * Lists every folder the reads enter, level by level: one GraphQL request (per 200 folders) per
    * level for all the reads together, and one recursive request for a folder a scope reads whole.
    * Throws `TruncatedTreeError` when GitHub cuts a needed folder short even alone.
    */
@@ -371,20 +411,33 @@ export class GitHubRepository implements TaskRepository {
     return differences(before, after);
   }
 
-  /** Two trees with every folder that differs between them listed. */
+  /**
+   * Two trees with every folder that differs between them listed; the folders above the files a
+   * comparison of the two listed come with their roots.
+   */
   private async compared(a: string, b: string): Promise<[Tree, Tree]> {
-    const trees = await this.trees([a, b]);
+    const paths = this.changed.get(`${a}...${b}`);
+    const trees = await this.trees([a, b], paths && { at: [a, b], paths });
     const pair: [Tree, Tree] = [trees.get(a)!, trees.get(b)!];
     for (const [at, sha] of [a, b].entries()) if (!pair[at]) throw new MissingCommitError(sha);
     await this.cover([{ compare: pair }]);
     return pair;
   }
 
-  /** The comparison of `base...head` (cached per pair). */
+  /**
+   * The comparison of `base...head` (cached per pair); the files it lists are kept as hints for
+   * comparing the merge base with the head.
+   */
   compare(base: string, head: string): Promise<Comparison> {
     const key = `${base}...${head}`;
     let comparison = this.comparisons.get(key);
-    if (!comparison) this.comparisons.set(key, (comparison = this.api.compare(base, head)));
+    if (!comparison) {
+      comparison = this.api.compare(base, head).then((answer) => {
+        this.changed.set(`${answer.mergeBase}...${head}`, answer.files);
+        return answer;
+      });
+      this.comparisons.set(key, comparison);
+    }
     return comparison;
   }
 }

@@ -21,7 +21,8 @@ export type Folders = Map<string, readonly FolderEntry[]>;
 /**
  * One commit's tree: its root folder and the folders listed so far. `truncated` marks a tree read
  * from one recursive listing GitHub cut short: its unlisted folders are skipped, and whoever reads
- * it fails closed. Any other tree must have every folder a read enters listed, or the read throws.
+ * it fails closed. Any other tree must have every folder a read enters listed first
+ * (`GitHubRepository.cover`), or the read throws: an unlisted folder is never taken for an empty one.
  */
 export class Tree {
   constructor(
@@ -61,7 +62,7 @@ function sizeOf(entry: FolderEntry): { size?: number } {
   return entry.size === undefined ? {} : { size: entry.size };
 }
 
-/** A folder's entries; `undefined` only in a tree GitHub cut short. */
+/** A folder's entries, listed before (`undefined` only in a tree GitHub cut short). */
 function folderAt(tree: Tree, oid: string, path: string): readonly FolderEntry[] | undefined {
   const entries = tree.folders.get(oid);
   if (entries || tree.truncated) return entries;

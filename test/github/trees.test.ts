@@ -193,6 +193,31 @@ describe("request counts", () => {
     expect(counts[0]).toEqual(["Folders", "Folders", "Folders", "Folders", "Batch"]);
     expect(counts[1]).toEqual(counts[0]);
   });
+
+  it("lists the folders above the files a comparison names with the roots, and walks past a short list", async () => {
+    const { repo } = generatedTasks(400);
+    repos.push(repo);
+    const expected = ["src/app/main.ts", "tasks/t0001/.state", "tasks/t0002/SPEC.md", "tasks/t0003/BUG_REPORT.md"];
+    const asked: string[][] = [];
+    for (const cap of [300, 1, 0]) {
+      nock.cleanAll();
+      const fake = new FakeGitHub(repo, { head: "feature" });
+      fake.compareFileCap = cap;
+      fake.install();
+      const github = new GitHubRepository(apiFor(fake));
+      const [base, head] = [fake.sha("main"), fake.sha("feature")];
+      const mergeBase = (await github.mergeBase(base, head))!;
+      expect((await github.changedFiles(mergeBase, head)).map((file) => file.path)).toEqual(expected);
+      asked.push(kinds(fake.apiRequests));
+    }
+    // Every file listed: one request for all the folders. One listed (src/app/main.ts), or none: the
+    // task folders take the walk's levels (roots; tasks; the three tasks), and nothing is missed.
+    expect(asked).toEqual([
+      ["GET /compare/<sha>...<sha>", "Folders"],
+      ["GET /compare/<sha>...<sha>", "Folders", "Folders", "Folders"],
+      ["GET /compare/<sha>...<sha>", "Folders", "Folders", "Folders"],
+    ]);
+  });
 });
 
 /** A phases repository of `count` tasks; `feature` touches three of them and one project file. */

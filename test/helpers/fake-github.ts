@@ -839,14 +839,16 @@ export class FakeGitHub {
 
   /**
    * GraphQL's `Folders`: each asked object as a folder (`... on Tree`) or as a commit with its root
-   * folder (`... on Commit { tree }`), entries in git's order with the fields the query asks (name,
+   * folder (`... on Commit { tree }`), each asked expression (`<commit>:<path>`) as a folder or
+   * nothing, entries in git's order with the fields the query asks (name,
    * decimal mode, object id, size); `null` for an object git does not have. Entries are cut at
    * `graphqlEntryCap`, without a word.
    */
   private folders(variables: Record<string, unknown>): Record<string, unknown> {
-    const names = Object.keys(variables).filter((name) => /^o\d+$/.test(name));
+    const names = Object.keys(variables).filter((name) => /^[oe]\d+$/.test(name));
     const asked = names.map((name) => String(variables[name]));
-    const objects = this.objects(asked.map((oid) => `${oid}^{tree}`));
+    // An object id (a commit or a folder), or an expression `<commit>:<path>` naming a folder.
+    const objects = this.objects(asked.map((key) => (key.includes(":") ? key : `${key}^{tree}`)));
     const listings = objects.map((object) => (object?.type === "tree" ? treeEntries(object.data) : []));
     const sizes = this.sizes([
       ...new Set(listings.flat().flatMap((entry) => (entry.type === "blob" ? [entry.oid] : []))),
@@ -867,7 +869,7 @@ export class FakeGitHub {
           size: entry.type === "blob" ? (sizes.get(entry.oid) ?? 0) : 0,
         })),
       };
-      out[name] = object.oid === asked[index] ? node : { tree: node };
+      out[name] = object.oid === asked[index] || name.startsWith("e") ? node : { tree: node };
     });
     return out;
   }
@@ -965,9 +967,36 @@ export class FakeGitHub {
         merge_base_commit: { sha: mergeBase },
         total_commits: commits.length,
         commits: commits.slice(0, this.commitCap),
-        files: [],
+        files: this.comparedFiles(mergeBase, head!).slice(0, this.compareFileCap),
       },
     ];
+  }
+
+  /** List at most this many files in a comparison, as GitHub lists at most 300. */
+  compareFileCap = 300;
+
+  /** The files of a comparison as GitHub lists them (renames found), without their patches. */
+  private comparedFiles(base: string, head: string): unknown[] {
+    const STATUS: Record<string, string> = { A: "added", D: "removed", M: "modified", R: "renamed", C: "copied" };
+    const fields = execFileSync("git", ["diff", "--raw", "-z", "-M", "--no-abbrev", base, head], {
+      cwd: this.repo.dir,
+      encoding: "utf8",
+      maxBuffer: 2 ** 31 - 1,
+    }).split("\u0000");
+    const out: unknown[] = [];
+    for (let at = 0; at < fields.length - 1; ) {
+      const [, , before, after, code] = fields[at]!.split(" ");
+      const renamed = code!.startsWith("R") || code!.startsWith("C");
+      const [from, to] = renamed ? [fields[at + 1]!, fields[at + 2]!] : [fields[at + 1]!, fields[at + 1]!];
+      at += renamed ? 3 : 2;
+      out.push({
+        sha: code === "D" ? before : after,
+        filename: to,
+        status: STATUS[code![0]!] ?? "changed",
+        ...(renamed && { previous_filename: from }),
+      });
+    }
+    return out;
   }
 
   /**
