@@ -375,7 +375,7 @@ it("measures requests, bytes and time per delivery, and growth through the GitHu
     const levels = await treeCost(repo, "levels");
     const walk = await treeCost(repo, "walk");
     const show = (cost: TreeCost) =>
-      `${cost.requests} requests, ${kb(cost.bytes)}, ${ms(cost.cpu)} CPU: ${cost.result}`;
+      `${cost.requests} request${cost.requests === 1 ? "" : "s"}, ${kb(cost.bytes)}, ${ms(cost.cpu)} CPU: ${cost.result}`;
     console.log(
       `${name.padEnd(30)} recursive: ${show(recursive)}\n${"".padEnd(30)} levels:    ${show(levels)}\n${"".padEnd(30)} walk:      ${show(walk)}`,
     );
