@@ -12,6 +12,7 @@ import {
   PULL_REQUEST_FACTS,
   PULL_REQUEST_VERSION,
   batchQuery,
+  foldersQuery,
   landingsQuery,
 } from "./queries.js";
 
@@ -33,6 +34,8 @@ export interface Identity {
 export const MAX_COMMITS = 250;
 /** Blobs, permissions, teams and commits asked for in one GraphQL request. */
 export const BATCH_SIZE = 200;
+/** Folders listed in one GraphQL request. */
+export const FOLDER_BATCH = 200;
 /** The first and the last this many comments of a pull request come with its facts. */
 export const COMMENT_WINDOW = 50;
 
@@ -119,8 +122,11 @@ export interface Comparison {
   readonly mergeBase: string;
   readonly totalCommits: number;
   readonly commits: readonly CompareCommit[];
+  /** The paths GitHub lists as changed, old names of renames too: at most 300, so a hint, never the whole. */
+  readonly files: readonly string[];
 }
 
+/** An entry of GitHub's REST listing of a tree, with its path from the listed tree. */
 export interface TreeEntry {
   readonly path: string;
   readonly mode: string;
@@ -129,12 +135,33 @@ export interface TreeEntry {
   readonly size?: number;
 }
 
-export interface Tree {
+/** GitHub's REST listing of a tree (`GET /git/trees/{sha}`), recursive or not. */
+export interface TreeListing {
+  /** The listed tree's object id (a commit asked for is peeled to its tree). */
   readonly sha: string;
   readonly entries: readonly TreeEntry[];
   /** GitHub cut the listing short (over 100,000 entries or 7 MB). */
   readonly truncated: boolean;
 }
+
+/** One entry of one folder: a file (`blob`), a folder (`tree`) or a submodule (`commit`). */
+export interface FolderEntry {
+  readonly name: string;
+  /** Git's mode as the REST API writes it: `100644`, `100755`, `120000`, `040000` or `160000`. */
+  readonly mode: string;
+  readonly type: string;
+  readonly oid: string;
+  /** A file's size in bytes (absent for folders and submodules). */
+  readonly size?: number;
+}
+
+/** One folder's entries, as GraphQL's `Tree.entries` lists them, and the folder's object id. */
+export interface FolderListing {
+  readonly oid: string;
+  readonly entries: readonly FolderEntry[];
+}
+
+export type { Tree } from "./trees.js";
 
 /** An author GitHub links to a commit (the git author or a `Co-authored-by:` trailer). */
 export interface CommitAuthor {
@@ -331,11 +358,13 @@ export class GitHubApi {
   /**
    * One GraphQL request through Octokit (its authentication, retries and throttling), keeping
    * GitHub's `Date`. Errors throw `GitHubGraphQLError` unless `partial`, where they come back with
-   * whatever data GitHub could give.
+   * whatever data GitHub could give. A `large` answer (megabytes of folder listings, no integer
+   * beyond 2^53) is parsed by Node's own JSON parser: Octokit's, which keeps big integers exact, takes
+   * ten times as long on Node.js 20.
    */
   private async ask<T>(
     question: GraphQLQuestion,
-    options: { partial?: boolean } = {},
+    options: { partial?: boolean; large?: boolean } = {},
   ): Promise<{ data: T; date: string | undefined; errors: GitHubGraphQLError["errors"] }> {
     const key = questionKey(question);
     const offered = this.offered.get(key);
@@ -349,8 +378,12 @@ export class GitHubApi {
       url: this.graphqlUrl(),
       query: question.query,
       variables: question.variables,
+      ...(options.large && { request: { parseSuccessResponseBody: false } }),
     } as never);
-    const body = response.data as { data?: T | null; errors?: GitHubGraphQLError["errors"] };
+    const body = (options.large ? await parsed(response.data) : response.data) as {
+      data?: T | null;
+      errors?: GitHubGraphQLError["errors"];
+    };
     const errors = body.errors ?? [];
     if ((errors.length > 0 && !options.partial) || body.data === undefined || body.data === null) {
       throw new GitHubGraphQLError(errors.length > 0 ? errors : [{ message: "no data" }], body.data, response.status);
@@ -450,7 +483,7 @@ export class GitHubApi {
     return { version: versionOf(first, reviews), ownComments: candidates(first.lastComments.nodes) };
   }
 
-  /** The merge base and the commits of `base...head` (up to 250 in one request). */
+  /** The merge base, the commits (up to 250) and the changed files (up to 300) of `base...head`: one request. */
   async compare(base: string, head: string): Promise<Comparison> {
     const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
       owner: this.repo.owner,
@@ -461,18 +494,58 @@ export class GitHubApi {
       mergeBase: data.merge_base_commit.sha,
       totalCommits: data.total_commits,
       commits: data.commits as unknown as CompareCommit[],
+      files: (data.files ?? []).flatMap((file) => [
+        file.filename,
+        ...(file.previous_filename ? [file.previous_filename] : []),
+      ]),
     };
   }
 
-  /** Every entry of a commit's tree: one request, whatever the size (GitHub says when it cut it short). */
-  async tree(sha: string): Promise<Tree> {
+  /**
+   * A tree's entries by REST (`sha` a tree or a commit): one request. `recursive` lists every entry
+   * below it, folders included, until GitHub's cap (100,000 entries or 7 MB); either way GitHub says
+   * when it cut the listing short.
+   */
+  async listing(sha: string, options: { recursive: boolean }): Promise<TreeListing> {
     const { data } = await this.octokit.rest.git.getTree({
       owner: this.repo.owner,
       repo: this.repo.repo,
       tree_sha: sha,
-      recursive: "1",
+      ...(options.recursive && { recursive: "1" }),
     });
-    return { sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+  }
+
+  /**
+   * Folders by object id (a commit's id names its root folder) or by expression (`<commit>:<path>`),
+   * each with its entries: one GraphQL request per 200, keyed as asked, `null` for an object GitHub
+   * does not have (or that is no folder). GraphQL says nothing of a cut: the reader checks each
+   * listing against its object id.
+   */
+  async folders(
+    oids: readonly string[],
+    expressions: readonly string[] = [],
+  ): Promise<Map<string, FolderListing | null>> {
+    const out = new Map<string, FolderListing | null>();
+    const pending = [
+      ...[...new Set(oids)].map((key) => ({ key, expression: false })),
+      ...[...new Set(expressions)].map((key) => ({ key, expression: true })),
+    ];
+    for (let start = 0; start < pending.length; start += FOLDER_BATCH) {
+      const batch = pending.slice(start, start + FOLDER_BATCH);
+      const byOid = batch.filter((item) => !item.expression);
+      const byExpression = batch.filter((item) => item.expression);
+      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
+      byOid.forEach((item, index) => (variables[`o${index}`] = item.key));
+      byExpression.forEach((item, index) => (variables[`e${index}`] = item.key));
+      const { data } = await this.ask<{ repository: Record<string, FolderNode | null> | null }>(
+        { query: foldersQuery(byOid.length, byExpression.length), variables },
+        { partial: true, large: true },
+      );
+      byOid.forEach((item, index) => out.set(item.key, folderOf(data.repository?.[`o${index}`])));
+      byExpression.forEach((item, index) => out.set(item.key, folderOf(data.repository?.[`e${index}`])));
+    }
+    return out;
   }
 
   /**
@@ -831,6 +904,55 @@ export interface PullData {
   readonly number: number;
   readonly user?: { readonly login: string } | null;
   readonly performed_via_github_app?: { readonly id: number } | null;
+}
+
+interface TreeNode {
+  oid: string;
+  entries: { name: string; mode: number; oid: string; size: number }[] | null;
+}
+
+/** A commit (with its root folder) or a folder, as the `Folders` query asks for it. */
+type FolderNode = Partial<TreeNode> & { tree?: TreeNode };
+
+/** A response body Octokit left unparsed, parsed as JSON (`{}` when there is none, or it is not JSON). */
+async function parsed(body: unknown): Promise<unknown> {
+  const text = body ? await new Response(body as ReadableStream).text() : "";
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return {};
+  }
+}
+
+/** Git's modes as GraphQL gives them (decimal) and as REST writes them (octal). */
+const MODES: Readonly<Record<number, string>> = {
+  0o100644: "100644",
+  0o100755: "100755",
+  0o120000: "120000",
+  0o40000: "040000",
+  0o160000: "160000",
+};
+
+/** Git's type of an entry, from its mode: a folder, a submodule, or else a file. */
+function typeOf(mode: number): string {
+  const kind = mode & 0o170000;
+  return kind === 0o40000 ? "tree" : kind === 0o160000 ? "commit" : "blob";
+}
+
+/** GraphQL's answer for one folder in the REST shape: modes in octal, sizes for files only. */
+function folderOf(node: FolderNode | null | undefined): FolderListing | null {
+  const tree = node?.tree ?? node;
+  if (!tree?.oid) return null;
+  return {
+    oid: tree.oid,
+    entries: (tree.entries ?? []).map((entry): FolderEntry => {
+      const type = typeOf(entry.mode);
+      const mode = MODES[entry.mode] ?? entry.mode.toString(8).padStart(6, "0");
+      return type === "blob"
+        ? { name: entry.name, mode, type, oid: entry.oid, size: entry.size }
+        : { name: entry.name, mode, type, oid: entry.oid };
+    }),
+  };
 }
 
 interface GitActorNode {

@@ -161,6 +161,28 @@ export function batchQuery(counts: { blobs: number; people: number; teams: numbe
   return `query Batch(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${repo.join("\n    ") || "id"}\n  }\n  ${top.join("\n  ")}\n}\n`;
 }
 
+/**
+ * Folders, one level of a walk down trees: each commit's root folder or each folder's own entries by
+ * object id (`o<n>`), and folders by path at a commit (`e<n>`, `<commit>:<path>`). Each entry's name,
+ * mode, object id and size (a file's byte size); the mode says the type (a folder, a submodule, a
+ * file): `type` would only add bytes.
+ */
+export function foldersQuery(count: number, expressions = 0): string {
+  const vars: string[] = ["$owner: String!", "$name: String!"];
+  const fields: string[] = [];
+  for (let index = 0; index < count; index++) {
+    vars.push(`$o${index}: GitObjectID!`);
+    fields.push(
+      `o${index}: object(oid: $o${index}) { ... on Commit { tree { ...Folder } } ... on Tree { ...Folder } }`,
+    );
+  }
+  for (let index = 0; index < expressions; index++) {
+    vars.push(`$e${index}: String!`);
+    fields.push(`e${index}: object(expression: $e${index}) { ... on Tree { ...Folder } }`);
+  }
+  return `query Folders(${vars.join(", ")}) {\n  repository(owner: $owner, name: $name) {\n    ${fields.join("\n    ") || "id"}\n  }\n}\n\nfragment Folder on Tree {\n  oid\n  entries {\n    name\n    mode\n    oid\n    size\n  }\n}\n`;
+}
+
 /** One atomic commit on a pull request's branch, refused by GitHub if the branch moved. */
 export const CREATE_COMMIT = /* GraphQL */ `
   mutation RecordDecisions($input: CreateCommitOnBranchInput!) {

@@ -267,6 +267,7 @@ describe("the fake's checks", () => {
         path: "/repos/acme/web/commits/abc/check-runs",
         query: { filter: "newest" },
         headers: expect.objectContaining({ "x-github-api-version": "2022-11-28", "user-agent": "test" }),
+        bytes: Buffer.byteLength(await answer.text()),
       },
     ]);
     expect(fake.restErrors).toEqual([expect.stringContaining('query parameter filter "newest" is not one of')]);

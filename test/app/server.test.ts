@@ -9,7 +9,7 @@ import { validate } from "@octokit/graphql-schema";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { taskgateMiddleware } from "../../src/app/middleware.js";
-import { CREATE_COMMIT, PULL_REQUEST_FACTS, batchQuery } from "../../src/github/queries.js";
+import { CREATE_COMMIT, PULL_REQUEST_FACTS, batchQuery, foldersQuery } from "../../src/github/queries.js";
 import { privateKey } from "../helpers/fake-github.js";
 import type { TempRepo } from "../helpers/git.js";
 import { awaitingApproval, example } from "../helpers/probot.js";
@@ -31,6 +31,7 @@ describe("GraphQL documents", () => {
       batchQuery({ blobs: 3, people: 2, teams: 2 }),
       batchQuery({ blobs: 1, people: 0, teams: 0 }),
       batchQuery({ blobs: 0, people: 0, teams: 0 }),
+      foldersQuery(3),
     ]) {
       expect(validate(document)).toEqual([]);
     }

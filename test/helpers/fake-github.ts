@@ -43,6 +43,8 @@ export interface RecordedRequest {
   readonly body?: unknown;
   /** The request's headers, by lower-cased name. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The bytes of the answer's body, as GitHub would send it (set once it is answered). */
+  readonly bytes?: number;
 }
 
 /** What a request carried besides its method and path. */
@@ -188,6 +190,18 @@ export class FakeGitHub {
   }[] = [];
   /** List at most this many commits in a comparison, as GitHub caps it at 250. */
   commitCap = 250;
+  /**
+   * Cut a REST tree listing after this many entries, or once its `tree` array would pass
+   * `treeByteCap` bytes, and say `truncated: true`, as GitHub does (100,000 entries or 7 MB; a test
+   * sets a small cap to meet the mechanism). A listing without `recursive` is cut the same way.
+   */
+  treeEntryCap = 100_000;
+  treeByteCap = 7 * 1024 * 1024;
+  /**
+   * Cut GraphQL's `Tree.entries` after this many entries, silently (GraphQL has no `truncated`):
+   * GitHub documents no such cut; a test sets one to show that a cut listing is never trusted.
+   */
+  graphqlEntryCap = Number.POSITIVE_INFINITY;
   /** Called before each request is answered: lets a test make something happen "meanwhile". */
   onRequest: ((request: RecordedRequest) => void) | undefined;
   /** Answers held back until a test releases them (computed when asked, delivered later). */
@@ -408,7 +422,7 @@ export class FakeGitHub {
       // A function, not an arrow: nock hands it the request (`this.req`), whose headers are recorded.
       scope.intercept(/.*/, method).reply(function (uri, body, callback) {
         respond(method, uri, body, lowerCased(this.req.headers)).then(
-          (answer) => callback(null, answer as never),
+          ([status, text, headers]) => callback(null, [status, text, headers] as never),
           (error: Error) => callback(error, [500, { message: error.message }]),
         );
       });
@@ -445,9 +459,9 @@ export class FakeGitHub {
           // not JSON: keep the text
         }
         void this.respond(request.method ?? "GET", request.url ?? "/", body, headers).then(
-          ([status, payload, answered]) => {
-            response.writeHead(status, { "content-type": "application/json", ...answered });
-            response.end(status === 204 ? undefined : JSON.stringify(payload));
+          ([status, text, answered]) => {
+            response.writeHead(status, answered);
+            response.end(status === 204 ? undefined : text);
           },
         );
       });
@@ -462,14 +476,15 @@ export class FakeGitHub {
 
   /**
    * One request, answered as GitHub would: computed now, stamped with GitHub's clock (`Date`, one
-   * second later than the previous answer), and delivered once any hold on it is released.
+   * second later than the previous answer), and delivered once any hold on it is released. The body
+   * comes as JSON text, and its size is recorded with the request (`bytes`).
    */
   async respond(
     method: string,
     uri: string,
     body: unknown,
     headers: Readonly<Record<string, string>> = {},
-  ): Promise<[number, unknown, Record<string, string>]> {
+  ): Promise<[number, string, Record<string, string>]> {
     const operation =
       method === "POST" && uri.split("?")[0] === "/graphql"
         ? (/(?:query|mutation)\s+(\w+)/.exec((body as { query?: string } | undefined)?.query ?? "")?.[1] ?? "anonymous")
@@ -481,9 +496,17 @@ export class FakeGitHub {
       hold!.reached();
       await hold!.released;
     }
+    const recorded = this.requests.length;
     const [status, payload, answered] = this.dispatch(method, uri, body, headers);
+    const text = status === 204 ? "" : JSON.stringify(payload);
+    const request = this.requests[recorded] as { bytes?: number } | undefined;
+    if (request) request.bytes = Buffer.byteLength(text);
     this.now += 1000;
-    const stamped = { ...(answered ?? {}), date: new Date(this.now).toUTCString() };
+    const stamped = {
+      "content-type": "application/json; charset=utf-8",
+      ...(answered ?? {}),
+      date: new Date(this.now).toUTCString(),
+    };
     const last = this.requests.at(-1);
     const at = last ? this.holds.findIndex((hold) => hold.when === "after" && hold.match(last)) : -1;
     if (at >= 0) {
@@ -491,7 +514,7 @@ export class FakeGitHub {
       hold!.reached();
       await hold!.released;
     }
-    return [status, payload, stamped];
+    return [status, text, stamped];
   }
 
   /**
@@ -594,6 +617,8 @@ export class FakeGitHub {
         return [200, { data: this.version() }];
       case "Batch":
         return [200, this.batch(body.variables)];
+      case "Folders":
+        return [200, { data: { repository: this.folders(body.variables) } }];
       case "RecordDecisions":
         return this.createCommit(body.variables.input as never);
       case "DefaultBranch":
@@ -764,15 +789,89 @@ export class FakeGitHub {
   }
 
   private blob(oid: string): unknown {
-    const raw = execFileSync("git", ["cat-file", "blob", oid], { cwd: this.repo.dir });
-    const binary = raw.subarray(0, 8000).includes(0);
-    return {
-      oid,
-      text: binary ? null : raw.toString("utf8"),
-      isBinary: binary,
-      isTruncated: false,
-      byteSize: raw.length,
-    };
+    const object = this.objects([oid])[0];
+    return object?.type === "blob" ? blobNode(object.oid, object.data) : null;
+  }
+
+  /**
+   * Objects by name (an object id or any expression git resolves), read by one `git cat-file
+   * --batch`: its id, type and content, or `null` when git has no such object.
+   */
+  private objects(names: readonly string[]): ({ oid: string; type: string; data: Buffer } | null)[] {
+    if (names.length === 0) return [];
+    const out = execFileSync("git", ["cat-file", "--batch"], {
+      cwd: this.repo.dir,
+      input: `${names.map((name) => name.replace(/\s/g, "")).join("\n")}\n`,
+      maxBuffer: 2 ** 31 - 1,
+    });
+    const objects: ({ oid: string; type: string; data: Buffer } | null)[] = [];
+    for (let at = 0; objects.length < names.length && at < out.length; ) {
+      const end = out.indexOf(10, at);
+      const [oid, type, size] = out.toString("utf8", at, end).split(" ");
+      if (size === undefined) {
+        objects.push(null);
+        at = end + 1;
+        continue;
+      }
+      const data = out.subarray(end + 1, end + 1 + Number(size));
+      objects.push({ oid: oid!, type: type!, data });
+      at = end + 1 + Number(size) + 1;
+    }
+    return objects;
+  }
+
+  /** The sizes of blobs, by one `git cat-file --batch-check`. */
+  private sizes(oids: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (oids.length === 0) return out;
+    const lines = execFileSync("git", ["cat-file", "--batch-check"], {
+      cwd: this.repo.dir,
+      input: `${oids.join("\n")}\n`,
+      encoding: "utf8",
+      maxBuffer: 2 ** 31 - 1,
+    });
+    for (const line of lines.split("\n")) {
+      const [oid, , size] = line.split(" ");
+      if (oid && size) out.set(oid, Number(size));
+    }
+    return out;
+  }
+
+  /**
+   * GraphQL's `Folders`: each asked object as a folder (`... on Tree`) or as a commit with its root
+   * folder (`... on Commit { tree }`), each asked expression (`<commit>:<path>`) as a folder or
+   * nothing, entries in git's order with the fields the query asks (name,
+   * decimal mode, object id, size); `null` for an object git does not have. Entries are cut at
+   * `graphqlEntryCap`, without a word.
+   */
+  private folders(variables: Record<string, unknown>): Record<string, unknown> {
+    const names = Object.keys(variables).filter((name) => /^[oe]\d+$/.test(name));
+    const asked = names.map((name) => String(variables[name]));
+    // An object id (a commit or a folder), or an expression `<commit>:<path>` naming a folder.
+    const objects = this.objects(asked.map((key) => (key.includes(":") ? key : `${key}^{tree}`)));
+    const listings = objects.map((object) => (object?.type === "tree" ? treeEntries(object.data) : []));
+    const sizes = this.sizes([
+      ...new Set(listings.flat().flatMap((entry) => (entry.type === "blob" ? [entry.oid] : []))),
+    ]);
+    const out: Record<string, unknown> = {};
+    names.forEach((name, index) => {
+      const object = objects[index];
+      if (object?.type !== "tree") {
+        out[name] = null;
+        return;
+      }
+      const node = {
+        oid: object.oid,
+        entries: listings[index]!.slice(0, this.graphqlEntryCap).map((entry) => ({
+          name: entry.name,
+          mode: Number.parseInt(entry.mode, 8),
+          oid: entry.oid,
+          size: entry.type === "blob" ? (sizes.get(entry.oid) ?? 0) : 0,
+        })),
+      };
+      out[name] = object.oid === asked[index] || name.startsWith("e") ? node : { tree: node };
+    });
+    return out;
   }
 
   /** Organizations GitHub knows: those of the teams a test set up, plus any named here. */
@@ -789,11 +888,7 @@ export class FakeGitHub {
     for (const [name, value] of Object.entries(variables)) {
       const index = name.slice(1);
       if (/^b\d+$/.test(name)) {
-        try {
-          repository[`b${index}`] = this.blob(String(value));
-        } catch {
-          repository[`b${index}`] = null;
-        }
+        continue; // read together below
       } else if (/^p\d+$/.test(name)) {
         const login = String(value);
         const permission = Object.entries(this.permissions).find(
@@ -823,6 +918,12 @@ export class FakeGitHub {
         };
       }
     }
+    const blobs = Object.keys(variables).filter((name) => /^b\d+$/.test(name));
+    const objects = this.objects(blobs.map((name) => String(variables[name])));
+    blobs.forEach((name, at) => {
+      const object = objects[at];
+      repository[name] = object?.type === "blob" ? blobNode(object.oid, object.data) : null;
+    });
     return { data: { repository, ...top }, ...(errors.length > 0 && { errors }) };
   }
 
@@ -866,28 +967,81 @@ export class FakeGitHub {
         merge_base_commit: { sha: mergeBase },
         total_commits: commits.length,
         commits: commits.slice(0, this.commitCap),
-        files: [],
+        files: this.comparedFiles(mergeBase, head!).slice(0, this.compareFileCap),
       },
     ];
   }
 
+  /** List at most this many files in a comparison, as GitHub lists at most 300. */
+  compareFileCap = 300;
+
+  /** The files of a comparison as GitHub lists them (renames found), without their patches. */
+  private comparedFiles(base: string, head: string): unknown[] {
+    const STATUS: Record<string, string> = { A: "added", D: "removed", M: "modified", R: "renamed", C: "copied" };
+    const fields = execFileSync("git", ["diff", "--raw", "-z", "-M", "--no-abbrev", base, head], {
+      cwd: this.repo.dir,
+      encoding: "utf8",
+      maxBuffer: 2 ** 31 - 1,
+    }).split("\u0000");
+    const out: unknown[] = [];
+    for (let at = 0; at < fields.length - 1; ) {
+      const [, , before, after, code] = fields[at]!.split(" ");
+      const renamed = code!.startsWith("R") || code!.startsWith("C");
+      const [from, to] = renamed ? [fields[at + 1]!, fields[at + 2]!] : [fields[at + 1]!, fields[at + 1]!];
+      at += renamed ? 3 : 2;
+      out.push({
+        sha: code === "D" ? before : after,
+        filename: to,
+        status: STATUS[code![0]!] ?? "changed",
+        ...(renamed && { previous_filename: from }),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * REST's tree listing (`recursive`: every entry below, folders included, in git's order), cut
+   * short after `treeEntryCap` entries or `treeByteCap` bytes of its `tree` array, as GitHub cuts it.
+   */
   private tree(uri: string): [number, unknown] {
     const sha = decodeURIComponent(uri.split("/git/trees/")[1]!.split("?")[0]!);
+    const recursive = new URL(uri, API).searchParams.has("recursive");
     let listing: string;
+    let root: string;
     try {
-      listing = execFileSync("git", ["ls-tree", "-r", "-l", "-z", sha], { cwd: this.repo.dir, encoding: "utf8" });
+      root = this.git("rev-parse", "--verify", "--quiet", `${sha}^{tree}`);
+      listing = execFileSync("git", ["ls-tree", ...(recursive ? ["-r", "-t"] : []), "-l", "-z", root], {
+        cwd: this.repo.dir,
+        encoding: "utf8",
+        maxBuffer: 2 ** 31 - 1,
+      });
     } catch {
       return [404, { message: "Not Found" }];
     }
-    const tree = listing
-      .split("\u0000")
-      .filter(Boolean)
-      .map((record) => {
-        const [meta, path] = record.split("\t");
-        const [mode, type, oid, size] = meta!.split(/ +/);
-        return { path, mode, type, sha: oid, ...(type === "blob" && { size: Number(size) }) };
-      });
-    return [200, { sha, tree, truncated: false }];
+    const url = (type: string, oid: string) => `${API}/repos/${this.owner}/${this.name}/git/${type}s/${oid}`;
+    const tree: unknown[] = [];
+    let bytes = 2;
+    let truncated = false;
+    for (const record of listing.split("\u0000")) {
+      if (!record) continue;
+      const [meta, path] = record.split("\t");
+      const [mode, type, oid, size] = meta!.split(/ +/);
+      const entry = {
+        path,
+        mode,
+        type,
+        sha: oid,
+        ...(type === "blob" && { size: Number(size) }),
+        ...(type !== "commit" && { url: url(type!, oid!) }),
+      };
+      bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;
+      if (tree.length >= this.treeEntryCap || bytes > this.treeByteCap) {
+        truncated = true;
+        break;
+      }
+      tree.push(entry);
+    }
+    return [200, { sha: root, url: url("tree", root), tree, truncated }];
   }
 
   private createCommit(input: {
@@ -1244,4 +1398,34 @@ export class FakeGitHub {
     this.comments.splice(at, 1);
     return [204, ""];
   }
+}
+
+/** A blob as GraphQL's `... on Blob { oid text isBinary isTruncated byteSize }` shows it. */
+function blobNode(oid: string, raw: Buffer): unknown {
+  const binary = raw.subarray(0, 8000).includes(0);
+  return {
+    oid,
+    text: binary ? null : raw.toString("utf8"),
+    isBinary: binary,
+    isTruncated: false,
+    byteSize: raw.length,
+  };
+}
+
+/** The entries of a raw git tree object (`<mode> <name>\0<20-byte id>` each), in git's order. */
+function treeEntries(data: Buffer): { name: string; mode: string; type: string; oid: string }[] {
+  const out: { name: string; mode: string; type: string; oid: string }[] = [];
+  for (let at = 0; at < data.length; ) {
+    const space = data.indexOf(32, at);
+    const nul = data.indexOf(0, space);
+    const mode = data.toString("latin1", at, space);
+    out.push({
+      name: data.toString("utf8", space + 1, nul),
+      mode,
+      type: mode === "40000" ? "tree" : mode === "160000" ? "commit" : "blob",
+      oid: data.toString("hex", nul + 1, nul + 21),
+    });
+    at = nul + 21;
+  }
+  return out;
 }
