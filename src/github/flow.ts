@@ -11,8 +11,9 @@ import type { GitHubApi } from "./api.js";
 import { isStatus } from "./errors.js";
 import type { Self } from "./identity.js";
 import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
+import { TruncatedTreeError } from "./repository.js";
 import { checkName, checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
-import { blobsToRead, snapshotOf } from "./trees.js";
+import { blobsToRead, hasFile, snapshotOf } from "./trees.js";
 import {
   CommitRefused,
   commitFiles,
@@ -268,13 +269,21 @@ async function rendered(
   written: ReadonlyMap<string, string>,
   log: Logger,
 ): Promise<Map<string, string>> {
-  const { config, model, headTree } = evaluation;
+  const { config, model, headTree, repo } = evaluation;
   const out = new Map<string, string>();
-  if (!config || !model || !headTree || config.render.commit !== "pr") return out;
-  const root = renderRootOf(config);
-  if (!headTree.entries.some((entry) => entry.path === `${root}/matrix.md`)) return out;
+  if (!config || !model || !headTree || !repo || config.render.commit !== "pr") return out;
+  const matrix = `${renderRootOf(config)}/matrix.md`;
   const scope = model.auditScope();
   const limits = readLimits(config);
+  try {
+    await repo.cover([{ tree: headTree, scope: { paths: [matrix], prefixes: [] } }]);
+    if (!hasFile(headTree, matrix)) return out;
+    await repo.cover([{ tree: headTree, scope }]);
+  } catch (error) {
+    if (!(error instanceof TruncatedTreeError)) throw error;
+    log.warn(`${error.message}; leaving the status files to the default branch`);
+    return out;
+  }
   const needed = blobsToRead(headTree, scope, limits);
   if (needed.length > MAX_RENDER_BLOBS) {
     log.warn(`rendering needs ${needed.length} files; leaving the status files to the default branch`);

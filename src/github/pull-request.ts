@@ -1,12 +1,15 @@
 /**
- * Judging a pull request on GitHub in a constant number of requests: the pull request with its
- * reviews and the base branch's config (one GraphQL request), the comparison (merge base and
- * commits), the two trees, and one GraphQL batch of the task files, permissions and team members.
- * Each commit whose content the approval rules must see (a reviewed commit, a bot commit or its
- * parent) costs one more tree request. Lists GitHub caps are never judged as if complete.
+ * Judging a pull request on GitHub in a few requests, whatever the size of the repository: the pull
+ * request with its reviews and the base branch's config (one GraphQL request), the comparison (merge
+ * base, commits, changed files), the folders that differ between the merge base, the head and each
+ * commit the approval rules look into (one GraphQL request for the roots and the folders above the
+ * files the comparison lists, then one per level where more differ, for all commits at once), and one
+ * GraphQL batch of the task files, permissions and team members. Lists GitHub caps are never judged
+ * as if complete, nor a folder GitHub cuts short.
  */
 import { principalMatcher } from "../core/approval.js";
 import { CONFIG_PATH, parseConfig, readLimits, type Config } from "../core/config.js";
+import { renderRootOf } from "../core/paths.js";
 import { buildReport, configReport, createModel, evaluate, neutralReport } from "../core/evaluate.js";
 import type { WorkflowModel } from "../core/model.js";
 import type { SnapshotScope } from "../core/port.js";
@@ -14,8 +17,7 @@ import { wantedRevisions } from "../core/service.js";
 import type { PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
 import { violation } from "../core/violations.js";
 import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
-import { isStatus } from "./errors.js";
-import { GitHubRepository, linkCoAuthors, prCommitsOf } from "./repository.js";
+import { GitHubRepository, MissingCommitError, TruncatedTreeError, linkCoAuthors, prCommitsOf } from "./repository.js";
 import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
 
 export interface Evaluation {
@@ -26,9 +28,11 @@ export interface Evaluation {
   /** Present when the repository is configured and its config is valid. */
   readonly config?: Config;
   readonly model?: WorkflowModel;
-  /** The head as read for the rules (the touched tasks), and its whole tree. */
+  /** The head as read for the rules (the touched tasks), and its tree as far as it was read. */
   readonly head?: Snapshot;
   readonly headTree?: Tree;
+  /** The reads of this evaluation, to read more of the same trees. */
+  readonly repo?: GitHubRepository;
   /** Something GitHub did not show in full: the records of this evaluation must not be committed. */
   readonly incomplete: boolean;
 }
@@ -44,24 +48,44 @@ export async function evaluatePullRequest(
   const headSha = options.headSha ?? facts.headRefOid;
   const loaded = loadConfig(facts);
   if (!loaded.ok) return { facts, headSha, report: loaded.report, incomplete: false };
-  const { config, model } = loaded;
+  try {
+    return await judge(api, facts, headSha, loaded.config, loaded.model);
+  } catch (error) {
+    if (!(error instanceof TruncatedTreeError)) throw error;
+    const report = buildReport(
+      { violations: cutShort([error]), pending: [], transitions: [], records: [] },
+      `pull request by ${facts.author}`,
+    );
+    return { facts, headSha, report, config: loaded.config, model: loaded.model, incomplete: true };
+  }
+}
+
+/** The evaluation of a configured pull request; `TruncatedTreeError` when GitHub cuts a folder it needs. */
+async function judge(
+  api: GitHubApi,
+  facts: PullRequestFacts,
+  headSha: string,
+  config: Config,
+  model: WorkflowModel,
+): Promise<Evaluation> {
   const repo = new GitHubRepository(api);
   const comparison = await repo.compare(facts.baseTip, headSha);
-  const [baseTree, headTree] = await Promise.all([repo.listing(comparison.mergeBase), repo.listing(headSha)]);
-  const files = changedFiles(baseTree, headTree);
   let commits = prCommitsOf(comparison);
-  const pr: PrContext = {
-    author: facts.author,
-    headSha,
-    files,
-    commits,
-    reviews: facts.reviews,
-    permissions: {},
-    teams: {},
-  };
+  const context = { author: facts.author, headSha, commits, reviews: facts.reviews, permissions: {}, teams: {} };
+  const { baseTree, headTree, viewTrees } = await readTrees(repo, {
+    base: comparison.mergeBase,
+    head: headSha,
+    others: wantedRevisions(config, { ...context, files: [] }),
+    scope: model.prScope([]),
+    // The files that changed, as far as the comparison lists them, and the status matrix a record
+    // commit re-renders when it exists (see `rendered` in flow.ts): their folders come with the roots.
+    changed: [...comparison.files, ...(config.render.commit === "pr" ? [`${renderRootOf(config)}/matrix.md`] : [])],
+  });
+  const files = changedFiles(baseTree, headTree);
+  const pr: PrContext = { ...context, files };
   const scope = model.prScope(files);
   const limits = readLimits(config);
-  const viewTrees = await readTrees(repo, wantedRevisions(config, pr));
+  await repo.cover([baseTree, headTree, ...viewTrees.values()].map((tree) => ({ tree, scope })));
   const people = peopleToLookUp(config, pr);
   const first = await api.batch({
     blobs: [baseTree, headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, scope, limits)),
@@ -78,6 +102,7 @@ export async function evaluatePullRequest(
   let viewScope: SnapshotScope = scope;
   const more = model.followUp?.(base, head);
   if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
+    await repo.cover([headTree, ...viewTrees.values()].map((tree) => ({ tree, scope: more })));
     await repo.prefetch([headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, more, limits)));
     viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
     head = snapshotOf(headTree, viewScope, limits, read);
@@ -99,9 +124,9 @@ export async function evaluatePullRequest(
     unresolved: first.unresolved,
     revisions,
   });
-  const blind = unseen(comparison.totalCommits, comparison.commits.length, [baseTree, headTree, ...viewTrees.values()]);
+  const blind = unseen(comparison.totalCommits, comparison.commits.length);
   const report = blind.length === 0 ? judged : failClosed(judged, blind);
-  return { facts, headSha, report, config, model, head, headTree, incomplete: blind.length > 0 };
+  return { facts, headSha, report, config, model, head, headTree, repo, incomplete: blind.length > 0 };
 }
 
 type Loaded = { ok: true; config: Config; model: WorkflowModel } | { ok: false; report: Report };
@@ -124,19 +149,33 @@ function loadConfig(facts: PullRequestFacts): Loaded {
   return { ok: true, config: parsed.config, model: created.model };
 }
 
-/** Trees of the commits the approval rules look into; a commit GitHub no longer has is left out. */
-async function readTrees(repo: GitHubRepository, shas: readonly string[]): Promise<Map<string, Tree>> {
-  const trees = new Map<string, Tree>();
-  await Promise.all(
-    shas.map(async (sha) => {
-      try {
-        trees.set(sha, await repo.listing(sha));
-      } catch (error) {
-        if (!isStatus(error, 404, 409, 422)) throw error;
-      }
-    }),
-  );
-  return trees;
+/**
+ * The trees of the merge base, the head and the commits the approval rules look into (a commit
+ * GitHub no longer has is left out), with every folder that differs from the head's listed, and
+ * what `scope` names in the merge base and the head. The folders above the files the comparison
+ * lists come with the roots, so a walk down to them costs nothing more: for a pull request of at
+ * most 300 files, one request in all (more only for commits that differ from the head elsewhere).
+ */
+async function readTrees(
+  repo: GitHubRepository,
+  read: { base: string; head: string; others: readonly string[]; scope: SnapshotScope; changed: readonly string[] },
+): Promise<{ baseTree: Tree; headTree: Tree; viewTrees: Map<string, Tree> }> {
+  const { base, head, others, scope } = read;
+  const trees = await repo.trees([base, head, ...others], {
+    at: [base, head],
+    paths: [...read.changed, ...scope.paths],
+  });
+  const [baseTree, headTree] = [trees.get(base), trees.get(head)];
+  if (!baseTree) throw new MissingCommitError(base);
+  if (!headTree) throw new MissingCommitError(head);
+  const viewTrees = new Map(others.flatMap((sha) => (trees.has(sha) ? [[sha, trees.get(sha)!] as const] : [])));
+  await repo.cover([
+    { compare: [baseTree, headTree] },
+    ...[...viewTrees.values()].map((tree) => ({ compare: [tree, headTree] as const })),
+    { tree: baseTree, scope },
+    { tree: headTree, scope },
+  ]);
+  return { baseTree, headTree, viewTrees };
 }
 
 /**
@@ -167,8 +206,8 @@ function peopleToLookUp(config: Config, pr: PrContext): { logins: string[]; team
   return { logins: [...logins], teams: [...teams].filter((team) => /^@[^/\s]+\/[^/\s]+$/.test(team)) };
 }
 
-/** What GitHub did not show in full: commits beyond its cap, trees it cut short. */
-function unseen(totalCommits: number, listed: number, trees: readonly Tree[]): Violation[] {
+/** What GitHub did not show in full: commits beyond its cap. */
+function unseen(totalCommits: number, listed: number): Violation[] {
   const out: Violation[] = [];
   if (totalCommits > listed) {
     out.push(
@@ -178,15 +217,17 @@ function unseen(totalCommits: number, listed: number, trees: readonly Tree[]): V
       }),
     );
   }
-  for (const tree of trees.filter((item) => item.truncated)) {
-    out.push(
-      violation("state-invalid", {
-        message: `GitHub returned the file tree of ${tree.sha.slice(0, 7)} cut short, so taskgate cannot see every file`,
-        hint: "The repository has more than 100,000 files; run `taskgate check` on a local clone for this pull request.",
-      }),
-    );
-  }
   return out;
+}
+
+/** Folders GitHub cut short even when asked for alone: taskgate cannot see every file the rules need. */
+function cutShort(errors: readonly TruncatedTreeError[]): Violation[] {
+  return errors.map((error) =>
+    violation("state-invalid", {
+      message: `${error.message}, so taskgate cannot see every file the rules need`,
+      hint: error.hint,
+    }),
+  );
 }
 
 /** A report that fails, keeps its findings, and records nothing. */

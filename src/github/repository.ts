@@ -203,7 +203,6 @@ export class GitHubRepository implements TaskRepository {
   private readonly roots = new Map<string, Promise<string | null>>();
   /** Folders asked for in one recursive request already (cut short: walked instead). */
   private readonly recursive = new Set<string>();
-  private readonly listings = new Map<string, Promise<Tree>>();
   private readonly comparisons = new Map<string, Promise<Comparison>>();
   /** The files comparisons listed, by `mergeBase...head`. */
   private readonly changed = new Map<string, readonly string[]>();
@@ -223,23 +222,6 @@ export class GitHubRepository implements TaskRepository {
 
   async mergeBase(a: string, b: string): Promise<string | undefined> {
     return (await this.compare(a, b)).mergeBase;
-  }
-
-  /**
-   * The tree of a commit from one recursive request (cached), cut short or not: a tree GitHub cut
-   * is `truncated`, and whoever reads it fails closed. (The pull request pipeline's way until it
-   * walks too; a walk never asks for it.)
-   */
-  listing(sha: string): Promise<Tree> {
-    let tree = this.listings.get(sha);
-    if (!tree) {
-      tree = this.api.listing(sha, { recursive: true }).then((answer) => {
-        absorbListing(answer, this.folders, true);
-        return new Tree(sha, answer.sha, this.folders, answer.truncated);
-      });
-      this.listings.set(sha, tree);
-    }
-    return tree;
   }
 
   /**

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { limitFor, type ReadLimits, type SnapshotScope } from "../core/port.js";
 import type { ChangedFile, FileEntry, Snapshot } from "../core/types.js";
-import type { BlobData, FolderEntry, TreeEntry, TreeListing } from "./api.js";
+import type { BlobData, FolderEntry, TreeListing } from "./api.js";
 
 const MODE_SYMLINK = "120000";
 const MODE_SUBMODULE = "160000";
@@ -19,32 +19,16 @@ const MODE_SUBMODULE = "160000";
 export type Folders = Map<string, readonly FolderEntry[]>;
 
 /**
- * One commit's tree: its root folder and the folders listed so far. `truncated` marks a tree read
- * from one recursive listing GitHub cut short: its unlisted folders are skipped, and whoever reads
- * it fails closed. Any other tree must have every folder a read enters listed first
- * (`GitHubRepository.cover`), or the read throws: an unlisted folder is never taken for an empty one.
+ * One commit's tree: its root folder and the folders listed so far. Every folder a read enters must
+ * be listed first (`GitHubRepository.cover`), or the read throws: an unlisted folder is never taken
+ * for an empty one.
  */
 export class Tree {
   constructor(
     readonly sha: string,
     readonly root: string,
     readonly folders: Folders,
-    readonly truncated = false,
   ) {}
-
-  /** Every entry listed so far with its path, folders too, in the order of GitHub's recursive listing. */
-  get entries(): TreeEntry[] {
-    const out: TreeEntry[] = [];
-    const visit = (prefix: string, oid: string) => {
-      for (const entry of this.folders.get(oid) ?? []) {
-        const path = prefix + entry.name;
-        out.push({ path, mode: entry.mode, type: entry.type, sha: entry.oid, ...sizeOf(entry) });
-        if (entry.type === "tree") visit(`${path}/`, entry.oid);
-      }
-    };
-    visit("", this.root);
-    return out;
-  }
 }
 
 /** A folder a read needs that nobody listed: a fault of the reader, never judged as empty. */
@@ -58,14 +42,10 @@ export class UnlistedFolderError extends Error {
   }
 }
 
-function sizeOf(entry: FolderEntry): { size?: number } {
-  return entry.size === undefined ? {} : { size: entry.size };
-}
-
-/** A folder's entries, listed before (`undefined` only in a tree GitHub cut short). */
-function folderAt(tree: Tree, oid: string, path: string): readonly FolderEntry[] | undefined {
+/** A folder's entries, listed before. */
+function folderAt(tree: Tree, oid: string, path: string): readonly FolderEntry[] {
   const entries = tree.folders.get(oid);
-  if (entries || tree.truncated) return entries;
+  if (entries) return entries;
   throw new UnlistedFolderError(tree.sha, path);
 }
 
@@ -144,10 +124,8 @@ function scopedFiles(
   visit: (path: string, entry: FolderEntry) => void,
 ): void {
   const index = scopeIndex(scope);
-  const enter = (prefix: string, oid: string, whole: boolean) => {
-    const entries = folderAt(tree, oid, prefix);
-    if (entries) scopeFolder(prefix, entries, whole, index, enter, visit);
-  };
+  const enter = (prefix: string, oid: string, whole: boolean) =>
+    scopeFolder(prefix, folderAt(tree, oid, prefix), whole, index, enter, visit);
   enter("", tree.root, index.whole);
 }
 
@@ -238,7 +216,7 @@ function differingFiles(
   const enter = (prefix: string, left: string | undefined, right: string | undefined) => {
     const before = left === undefined ? [] : folderAt(a, left, prefix);
     const after = right === undefined ? [] : folderAt(b, right, prefix);
-    if (before && after) compareFolders(prefix, before, after, enter, visit);
+    compareFolders(prefix, before, after, enter, visit);
   };
   if (a.root !== b.root) enter("", a.root, b.root);
 }

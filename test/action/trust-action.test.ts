@@ -138,6 +138,8 @@ describe("audit mode: a merged pull request is judged again", () => {
     const run = await runBundle(cleanups, fake, schedule, {}, workspace);
     expect(run.code).toBe(0);
     expect(fake.issues).toEqual([]);
-    expect(fake.requests.some((request) => request.path.includes(`/git/trees/${head}`))).toBe(true);
+    expect(
+      fake.requests.some((request) => request.operation === "Folders" && JSON.stringify(request.body).includes(head)),
+    ).toBe(true);
   });
 });

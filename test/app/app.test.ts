@@ -57,8 +57,8 @@ describe("the app on a phases repository", () => {
     expect(operations(fake)).toEqual([
       "graphql PullRequestFacts",
       `GET /compare/${fake.sha("main")}...${reviewed}`,
-      `GET /git/trees/${fake.sha("main")}`,
-      `GET /git/trees/${reviewed}`,
+      // The roots, and the folders above the files the comparison lists (tasks, tasks/login).
+      "graphql Folders",
       "graphql Batch",
       `GET /commits/${reviewed}/check-runs`,
       "POST /check-runs",
@@ -90,7 +90,7 @@ describe("the app on a phases repository", () => {
     expect(fake.git("log", "-1", "--format=%an", recorded)).toBe("taskgate[bot]");
     const ops = operations(fake);
     expect(ops.filter((op) => op === "graphql RecordDecisions")).toHaveLength(1);
-    // Evaluation before and after the commit: 5 requests each, plus one tree for the reviewed commit.
+    // Evaluation before and after the commit: 4 requests each, and one level of the reviewed commit's folders.
     expect(ops.filter((op) => op === "graphql PullRequestFacts")).toHaveLength(2);
     const green = fake.checkRuns.find((run) => run.head_sha === recorded);
     expect(green).toMatchObject({ name: "taskgate: main", conclusion: "success" });

@@ -1,7 +1,8 @@
 /**
  * The request budget of docs/performance.md holds: an evaluation costs the same few requests for a
- * 300-file, 50-task pull request as for a small one, plus one per reviewed commit; teams are fetched
- * only when a gate needs them. Also the events that only name a pull request indirectly.
+ * 300-file, 50-task pull request as for a small one, plus a level of folders where reviewed commits
+ * differ from the head; teams are fetched only when a gate needs them. Also the events that only
+ * name a pull request indirectly.
  */
 import { readFileSync } from "node:fs";
 import nock from "nock";
@@ -85,7 +86,7 @@ describe("the request budget", () => {
     expect(bigCount).toBe(smallCount);
   });
 
-  it("adds one tree per reviewed commit, and fetches teams only when a gate needs them", async () => {
+  it("adds a level of folders for reviewed commits, and fetches teams only when a gate needs them", async () => {
     const config = 'preset: phases\nroles:\n  leads: ["@acme/leads"]\napprovals:\n  approvers: ["role:leads"]\n';
     const { fake, head: first } = bigPullRequest(3, 2, config);
     fake.repo.write({ "src/file0.ts": "export const v = 42;\n" });
@@ -107,7 +108,7 @@ describe("the request budget", () => {
       name: "pull_request_review",
       payload: fake.payload(example("pull_request_review", "submitted")) as never,
     });
-    // The head (reviewed by fay) costs nothing more; erin's commit costs one tree.
+    // The head (reviewed by fay) costs nothing more; erin's commit differs from it in one folder: one level.
     expect(evaluation(fake.requests)).toHaveLength(budget.evaluation + budget.perCommit);
     expect(fake.teamQueries).toBe(1);
   });
