@@ -4,12 +4,16 @@
  * backed by a real git repository). One flow per mode.
  */
 import { readFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { board, def, entry, step } from "../helpers/board.js";
 import { actionPullRequest, runBundle } from "../helpers/action.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo } from "../helpers/git.js";
 import { example } from "../helpers/probot.js";
+
+// Each test runs the bundled Action in its own Node.js process against the fake, with Octokit's
+// one second between GraphQL requests: on a loaded machine that takes longer than the default.
+vi.setConfig({ testTimeout: 60_000 });
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
