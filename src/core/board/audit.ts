@@ -8,6 +8,7 @@ import type { Snapshot } from "../types.js";
 import { violation } from "../violations.js";
 import {
   UNFINISHED,
+  type Board,
   checkReferencedFile,
   entryOf,
   graphProblems,
@@ -27,13 +28,65 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
   const board = readBoard(snapshot, options);
   findings.violations.push(...board.problems);
   if (board.problems.length > 0) return findings;
-  const root = renderRootOf(config);
-  findings.violations.push(...staleViolations(() => boardRenderPlan(board, root), snapshot, root));
-  findings.violations.push(...graphProblems(board));
-  const retired = retiredOwners(board);
-  for (const definition of board.definitions.values()) {
-    findings.violations.push(...unknownRoles(config, board, definition));
+  const ctx: AuditContext = { config, options, snapshot, board, findings };
+  for (const rule of AUDIT_RULES) rule(ctx);
+  return findings;
+}
+
+/*
+ * The rules at rest are two tables: `AUDIT_RULES`, over the whole board, run in order; and
+ * `LEDGER_RULES`, over one ledger entry, run in order on each entry while the ledger is walked once.
+ */
+
+type LedgerEntry = Board["ledger"]["tasks"][string];
+type Definition = Board["definitionList"][number];
+
+/** What every rule at rest reads, and the findings it adds to. */
+export interface AuditContext {
+  readonly config: Config;
+  readonly options: Config["board"];
+  readonly snapshot: Snapshot;
+  /** The board, read without problems. */
+  readonly board: Board;
+  readonly findings: Findings;
+}
+
+/** One ledger entry, as the rules over entries see it. */
+export interface EntryContext extends AuditContext {
+  readonly id: string;
+  readonly entry: LedgerEntry;
+  readonly definition: Definition | undefined;
+  /** An external task waiting outside the board: blocked from the start, with no history. */
+  readonly external: boolean;
+  /** The ledger's file and the line of this entry (or of a path inside it). */
+  at(...path: (string | number)[]): { path: string; line: number | undefined };
+}
+
+export type AuditRule = (ctx: AuditContext) => void;
+export type EntryRule = (ctx: EntryContext) => void;
+
+/** Rendered status files stamped with the current state (when the repository renders them). */
+function renderedFilesCurrent(ctx: AuditContext): void {
+  const root = renderRootOf(ctx.config);
+  ctx.findings.violations.push(...staleViolations(() => boardRenderPlan(ctx.board, root), ctx.snapshot, root));
+}
+
+/** The dependency graph: known tasks, no cycles. */
+function graphSound(ctx: AuditContext): void {
+  ctx.findings.violations.push(...graphProblems(ctx.board));
+}
+
+/** Every role a definition names is configured. */
+function rolesKnown(ctx: AuditContext): void {
+  for (const definition of ctx.board.definitions.values()) {
+    ctx.findings.violations.push(...unknownRoles(ctx.config, ctx.board, definition));
   }
+}
+
+/** One unfinished task per owner, and none for an owner retired by an escalation. */
+function ownersWithinLimits(ctx: AuditContext): void {
+  const { board, options, findings } = ctx;
+  const retired = retiredOwners(board);
   for (const [key, { owner, tasks }] of ownedUnfinished(board)) {
     if (tasks.length > 1) {
       findings.violations.push(
@@ -56,117 +109,182 @@ export function auditBoard(config: Config, snapshot: Snapshot): Findings {
       );
     }
   }
-  for (const [id, entry] of Object.entries(board.ledger.tasks)) {
-    const definition = board.definitions.get(id);
-    const at = (...path: (string | number)[]) => ({ path: options.ledger, line: board.ledgerLine(id, ...path) });
-    let status: Status = "todo";
-    const external = definition?.external && entry.history.length === 0 && entry.status === "blocked";
-    for (const [index, item] of entry.history.entries()) {
-      if (item.from !== status || !edgeFor(item.from, item.to, item.action)) {
-        findings.violations.push(
-          violation("illegal-transition", {
-            task: id,
-            ...at("history", index),
-            message: `${id}'s history entry ${index + 1} (${item.action} ${item.from} → ${item.to}) does not follow from ${status}`,
-          }),
-        );
-        break;
-      }
-      status = item.to;
+}
+
+/** Walks the ledger once, running `LEDGER_RULES` in order on each entry. */
+function ledgerEntriesSound(ctx: AuditContext): void {
+  for (const [id, entry] of Object.entries(ctx.board.ledger.tasks)) {
+    const entryCtx = entryContext(ctx, id, entry);
+    for (const rule of LEDGER_RULES) rule(entryCtx);
+  }
+}
+
+/** Files of the board's own folders: no symlinks, no secrets, readable as text. */
+function folderFilesClean(ctx: AuditContext): void {
+  const { options, findings } = ctx;
+  const prefixes = [options.evidence_dir, options.handoffs_dir, options.issues_dir].map((dir) => `${dir}/`);
+  for (const [path, entry] of ctx.snapshot.files) {
+    if (!prefixes.some((prefix) => path.startsWith(prefix))) continue;
+    if (entry.kind === "symlink") {
+      findings.violations.push(
+        violation("path-escape", {
+          path,
+          message: `${path} is a symlink${entry.target ? ` to ${entry.target}` : ""}`,
+          hint: "Evidence, handoffs and issue reports are regular files inside their folders.",
+        }),
+      );
     }
-    if (!external && entry.history.length > 0 && status !== entry.status) {
+    findings.violations.push(...secretProblems(entry));
+  }
+}
+
+/** The history is a chain of the board's edges from `todo`, and ends at the entry's status. */
+function historyChains(ctx: EntryContext): void {
+  const { id, entry, findings } = ctx;
+  let status: Status = "todo";
+  for (const [index, item] of entry.history.entries()) {
+    if (item.from !== status || !edgeFor(item.from, item.to, item.action)) {
       findings.violations.push(
         violation("illegal-transition", {
           task: id,
-          ...at("status"),
-          message: `${id}'s status is ${entry.status}, but its history ends at ${status}`,
+          ...ctx.at("history", index),
+          message: `${id}'s history entry ${index + 1} (${item.action} ${item.from} → ${item.to}) does not follow from ${status}`,
         }),
       );
+      break;
     }
-    if (entry.owner && !parseOwner(entry.owner)) {
-      findings.violations.push(
-        violation("owner-mismatch", {
-          task: id,
-          ...at("owner"),
-          message: `${id}'s owner "${entry.owner}" is not a valid owner`,
-          hint: OWNER_HINT,
-        }),
-      );
-    }
-    if (UNFINISHED.has(entry.status) && !entry.owner) {
-      findings.violations.push(
-        violation("owner-mismatch", {
-          task: id,
-          ...at("status"),
-          message: `${id} is ${entry.status} without an owner`,
-        }),
-      );
-    }
-    if (definition && (entry.status === "in_progress" || entry.status === "review" || entry.status === "done")) {
-      const unmet = definition.depends_on.filter((dependency) => entryOf(board, dependency).status !== "done");
-      if (unmet.length > 0) {
-        findings.violations.push(
-          violation("dependency-unmet", {
-            task: id,
-            ...at("status"),
-            message: `${id} is ${entry.status} while ${unmet.join(", ")} ${unmet.length > 1 ? "are" : "is"} not done`,
-          }),
-        );
-      }
-    }
-    if (entry.status === "review" || entry.status === "done") {
-      const submit = lastSubmit(entry);
-      if (submit) {
-        const where = () => at("history", entry.history.indexOf(submit));
-        findings.violations.push(
-          ...checkReferencedFile(snapshot, id, "evidence", submit.evidence, options.evidence_dir, where),
-          ...checkReferencedFile(
-            snapshot,
-            id,
-            "handoff",
-            submit.handoff ?? handoffPath(options, id),
-            options.handoffs_dir,
-            where,
-          ),
-        );
-      }
-    }
-    if (entry.status === "blocked") {
-      if (entry.blocked_by.length === 0 && !external) {
-        findings.violations.push(
-          violation("blocked-without-resolver", {
-            task: id,
-            ...at("blocked_by"),
-            message: `${id} is blocked but names no resolver`,
-          }),
-        );
-      } else if (
-        entry.blocked_by.length > 0 &&
-        entry.blocked_by.every((resolver) => entryOf(board, resolver).status === "done")
-      ) {
-        findings.records.push({
-          task: id,
-          from: "blocked",
-          to: unblockTarget(entry),
-          by: botName(config),
-          kind: "unblock",
-        });
-      }
-    }
+    status = item.to;
   }
-  for (const [path, entry] of snapshot.files) {
-    if ([options.evidence_dir, options.handoffs_dir, options.issues_dir].some((dir) => path.startsWith(`${dir}/`))) {
-      if (entry.kind === "symlink") {
-        findings.violations.push(
-          violation("path-escape", {
-            path,
-            message: `${path} is a symlink${entry.target ? ` to ${entry.target}` : ""}`,
-            hint: "Evidence, handoffs and issue reports are regular files inside their folders.",
-          }),
-        );
-      }
-      findings.violations.push(...secretProblems(entry));
-    }
+  if (!ctx.external && entry.history.length > 0 && status !== entry.status) {
+    findings.violations.push(
+      violation("illegal-transition", {
+        task: id,
+        ...ctx.at("status"),
+        message: `${id}'s status is ${entry.status}, but its history ends at ${status}`,
+      }),
+    );
   }
-  return findings;
+}
+
+/** An owner, when there is one, is a login or `login/agent-id`. */
+function ownerWellFormed(ctx: EntryContext): void {
+  const { id, entry } = ctx;
+  if (!entry.owner || parseOwner(entry.owner)) return;
+  ctx.findings.violations.push(
+    violation("owner-mismatch", {
+      task: id,
+      ...ctx.at("owner"),
+      message: `${id}'s owner "${entry.owner}" is not a valid owner`,
+      hint: OWNER_HINT,
+    }),
+  );
+}
+
+/** An unfinished task has an owner. */
+function unfinishedOwned(ctx: EntryContext): void {
+  const { id, entry } = ctx;
+  if (!UNFINISHED.has(entry.status) || entry.owner) return;
+  ctx.findings.violations.push(
+    violation("owner-mismatch", {
+      task: id,
+      ...ctx.at("status"),
+      message: `${id} is ${entry.status} without an owner`,
+    }),
+  );
+}
+
+/** A task started, in review or done has every dependency done. */
+function dependenciesDone(ctx: EntryContext): void {
+  const { id, entry, definition, board } = ctx;
+  if (!definition || (entry.status !== "in_progress" && entry.status !== "review" && entry.status !== "done")) return;
+  const unmet = definition.depends_on.filter((dependency) => entryOf(board, dependency).status !== "done");
+  if (unmet.length === 0) return;
+  ctx.findings.violations.push(
+    violation("dependency-unmet", {
+      task: id,
+      ...ctx.at("status"),
+      message: `${id} is ${entry.status} while ${unmet.join(", ")} ${unmet.length > 1 ? "are" : "is"} not done`,
+    }),
+  );
+}
+
+/** A task in review or done names, in its last submission, evidence and a handoff that exist. */
+function submissionFilesExist(ctx: EntryContext): void {
+  const { id, entry, options, snapshot } = ctx;
+  if (entry.status !== "review" && entry.status !== "done") return;
+  const submit = lastSubmit(entry);
+  if (!submit) return;
+  const where = () => ctx.at("history", entry.history.indexOf(submit));
+  ctx.findings.violations.push(
+    ...checkReferencedFile(snapshot, id, "evidence", submit.evidence, options.evidence_dir, where),
+    ...checkReferencedFile(
+      snapshot,
+      id,
+      "handoff",
+      submit.handoff ?? handoffPath(options, id),
+      options.handoffs_dir,
+      where,
+    ),
+  );
+}
+
+/** A blocked task names its resolvers; once they are all done, taskgate records its unblocking. */
+function blockersResolved(ctx: EntryContext): void {
+  const { id, entry, board, findings } = ctx;
+  if (entry.status !== "blocked") return;
+  if (entry.blocked_by.length === 0 && !ctx.external) {
+    findings.violations.push(
+      violation("blocked-without-resolver", {
+        task: id,
+        ...ctx.at("blocked_by"),
+        message: `${id} is blocked but names no resolver`,
+      }),
+    );
+  } else if (
+    entry.blocked_by.length > 0 &&
+    entry.blocked_by.every((resolver) => entryOf(board, resolver).status === "done")
+  ) {
+    findings.records.push({
+      task: id,
+      from: "blocked",
+      to: unblockTarget(entry),
+      by: botName(ctx.config),
+      kind: "unblock",
+    });
+  }
+}
+
+/** The rules over one ledger entry, in the order their findings are reported. */
+export const LEDGER_RULES: readonly EntryRule[] = [
+  historyChains,
+  ownerWellFormed,
+  unfinishedOwned,
+  dependenciesDone,
+  submissionFilesExist,
+  blockersResolved,
+];
+
+/** The rules over the whole board, in the order their findings are reported. */
+export const AUDIT_RULES: readonly AuditRule[] = [
+  renderedFilesCurrent,
+  graphSound,
+  rolesKnown,
+  ownersWithinLimits,
+  ledgerEntriesSound,
+  folderFilesClean,
+];
+
+/** The context of one ledger entry. */
+export function entryContext(ctx: AuditContext, id: string, entry: LedgerEntry): EntryContext {
+  const definition = ctx.board.definitions.get(id);
+  const ledger = ctx.options.ledger;
+  const board = ctx.board;
+  return {
+    ...ctx,
+    id,
+    entry,
+    definition,
+    external: !!definition?.external && entry.history.length === 0 && entry.status === "blocked",
+    at: (...path) => ({ path: ledger, line: board.ledgerLine(id, ...path) }),
+  };
 }

@@ -50,10 +50,8 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
     }
   }
   const cards = `${root}/cards/`;
-  for (const path of [...snapshot.files.keys()].sort()) {
-    if (path.startsWith(cards) && !expected.has(path))
-      problems.push({ path, message: `${path} belongs to no task any more` });
-  }
+  const orphans = [...snapshot.files.keys()].filter((path) => path.startsWith(cards) && !expected.has(path));
+  for (const path of orphans.sort()) problems.push({ path, message: `${path} belongs to no task any more` });
   const out = problems.slice(0, SHOWN).map((problem) => violation("matrix-stale", problem));
   if (problems.length > SHOWN) {
     out.push(
