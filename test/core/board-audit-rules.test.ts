@@ -1,0 +1,204 @@
+/**
+ * The board's rules at rest are two tables. Each entry of each table is reached: for every rule a
+ * small board that this rule alone flags, both through the whole audit and running the rule alone.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  AUDIT_RULES,
+  LEDGER_RULES,
+  auditBoard,
+  entryContext,
+  type AuditContext,
+  type AuditRule,
+  type EntryRule,
+} from "../../src/core/board/audit.js";
+import { readBoard } from "../../src/core/board/board.js";
+import { renderRootOf } from "../../src/core/config.js";
+import { emptyFindings, type Findings } from "../../src/core/model.js";
+import { board, claimed, def, entry, resolverDoneBoard, step } from "../helpers/board.js";
+import { config, snapshot, type FileSpec } from "../helpers/memory.js";
+
+const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n");
+
+interface Case {
+  readonly rule: string;
+  readonly name: string;
+  readonly files: Record<string, FileSpec>;
+  readonly codes: readonly string[];
+  readonly records?: number;
+}
+
+const submittedWith = (evidence: string) =>
+  entry("review", {
+    owner: "carol",
+    history: [
+      step("claim", "todo", "in_progress", "carol"),
+      step("submit", "in_progress", "review", "carol", { evidence }),
+    ],
+  });
+
+const CASES: readonly Case[] = [
+  {
+    rule: "renderedFilesCurrent",
+    name: "a matrix rendered from another state, and the card of no task",
+    files: board([def("a")], {}, 1, {
+      [`${renderRootOf(cfg)}/matrix.md`]: "an old matrix\n",
+      [`${renderRootOf(cfg)}/cards/ghost.md`]: "gone\n",
+    }),
+    codes: ["matrix-stale", "matrix-stale", "matrix-stale", "matrix-stale"],
+  },
+  {
+    rule: "graphSound",
+    name: "a dependency on an unknown task",
+    files: board([def("a", { depends_on: ["ghost"] })], {}, 1),
+    codes: ["dependency-unknown"],
+  },
+  {
+    rule: "rolesKnown",
+    name: "a role the config does not name",
+    files: board([def("a", { role: "designer" })], {}, 1),
+    codes: ["state-invalid"],
+  },
+  {
+    rule: "ownersWithinLimits",
+    name: "a retired owner with two unfinished tasks",
+    files: board(
+      [def("a"), def("b"), def("c"), def("r")],
+      {
+        a: claimed("carol"),
+        b: claimed("carol"),
+        c: entry("blocked", {
+          blocked_by: ["r"],
+          history: [step("claim", "todo", "in_progress", "carol"), step("escalate", "in_progress", "blocked", "carol")],
+        }),
+      },
+      1,
+    ),
+    codes: ["owner-limit", "agent-retired"],
+  },
+  {
+    rule: "historyChains",
+    name: "a history that does not start at todo",
+    files: board(
+      [def("a")],
+      { a: entry("in_progress", { owner: "carol", history: [step("submit", "in_progress", "review", "carol")] }) },
+      1,
+    ),
+    codes: ["illegal-transition", "illegal-transition"],
+  },
+  {
+    rule: "ownerWellFormed",
+    name: "an owner that is no login",
+    files: board([def("a")], { a: claimed("not an owner!") }, 1),
+    codes: ["owner-mismatch"],
+  },
+  {
+    rule: "unfinishedOwned",
+    name: "a task in progress without an owner",
+    files: board(
+      [def("a")],
+      { a: entry("in_progress", { history: [step("claim", "todo", "in_progress", "carol")] }) },
+      1,
+    ),
+    codes: ["owner-mismatch"],
+  },
+  {
+    rule: "dependenciesDone",
+    name: "a task claimed before its dependency is done",
+    files: board([def("a"), def("b", { depends_on: ["a"] })], { b: claimed("carol") }, 1),
+    codes: ["dependency-unmet"],
+  },
+  {
+    rule: "submissionFilesExist",
+    name: "a submission whose evidence and handoff do not exist",
+    files: board([def("a")], { a: submittedWith("state/evidence/a.md") }, 1),
+    codes: ["evidence-missing", "evidence-missing"],
+  },
+  {
+    rule: "blockersResolved",
+    name: "a blocked task naming no resolver",
+    files: board(
+      [def("a")],
+      {
+        a: entry("blocked", {
+          history: [
+            step("claim", "todo", "in_progress", "dave/x"),
+            step("escalate", "in_progress", "blocked", "dave/x"),
+          ],
+        }),
+      },
+      1,
+    ),
+    codes: ["blocked-without-resolver"],
+  },
+  {
+    rule: "blockersResolved",
+    name: "a blocked task whose resolvers are all done (a record, no violation)",
+    files: resolverDoneBoard(),
+    codes: [],
+    records: 1,
+  },
+  {
+    rule: "folderFilesClean",
+    name: "a symlink among the evidence",
+    files: board([def("a")], {}, 1, { "state/evidence/x.md": { kind: "symlink", target: "/etc/passwd" } }),
+    codes: ["path-escape"],
+  },
+];
+
+function contextOf(files: Record<string, FileSpec>): AuditContext {
+  const snap = snapshot(files);
+  const read = readBoard(snap, cfg.board);
+  expect(read.problems).toEqual([]);
+  return { config: cfg, options: cfg.board, snapshot: snap, board: read, findings: emptyFindings() };
+}
+
+/** The findings of one table entry alone: a rule over the board, or a rule over each ledger entry. */
+function findingsOf(rule: AuditRule | EntryRule, files: Record<string, FileSpec>): Findings {
+  const ctx = contextOf(files);
+  if ((AUDIT_RULES as readonly unknown[]).includes(rule)) (rule as AuditRule)(ctx);
+  else {
+    for (const [id, item] of Object.entries(ctx.board.ledger.tasks)) (rule as EntryRule)(entryContext(ctx, id, item));
+  }
+  return ctx.findings;
+}
+
+const codes = (findings: Findings) => findings.violations.map((item) => item.code);
+/** `ledgerEntriesSound` runs the ledger rules: it is covered through them. */
+const RULES = [...AUDIT_RULES.filter((rule) => rule.name !== "ledgerEntriesSound"), ...LEDGER_RULES];
+
+describe("board audit: the tables of rules at rest", () => {
+  it("has a case for every entry of both tables", () => {
+    expect(AUDIT_RULES.map((rule) => rule.name)).toContain("ledgerEntriesSound");
+    expect(new Set(CASES.map((item) => item.rule))).toEqual(new Set(RULES.map((rule) => rule.name)));
+  });
+
+  for (const item of CASES) {
+    it(`${item.rule}: ${item.name}`, () => {
+      const whole = auditBoard(cfg, snapshot(item.files));
+      expect(codes(whole)).toEqual(item.codes);
+      expect(whole.records).toHaveLength(item.records ?? 0);
+      for (const rule of RULES) {
+        const alone = findingsOf(rule, item.files);
+        if (rule.name === item.rule) expect(alone).toEqual(whole);
+        else expect(alone, `${rule.name} flags nothing`).toEqual(emptyFindings());
+      }
+    });
+  }
+
+  it("runs the ledger rules in order on each entry, entry by entry", () => {
+    const files = board(
+      [def("a"), def("b", { depends_on: ["a"] })],
+      {
+        a: claimed("not an owner!"),
+        b: entry("in_progress", { history: [step("claim", "todo", "in_progress", "x")] }),
+      },
+      1,
+    );
+    expect(auditBoard(cfg, snapshot(files)).violations.map((item) => [item.task, item.code])).toEqual([
+      ["a", "owner-mismatch"],
+      ["b", "owner-mismatch"],
+      ["b", "dependency-unmet"],
+    ]);
+  });
+});
