@@ -3,7 +3,7 @@
  * over a checkout; tests implement it in memory. The core itself never does I/O: orchestration
  * functions take a `TaskRepository` and hand plain snapshots to the pure rules.
  */
-import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "./types.js";
+import type { ChangedFile, PrCommit, Snapshot } from "./types.js";
 
 /**
  * Which part of a revision to read. `paths` are exact file paths, `prefixes` are folders (ending
@@ -78,11 +78,6 @@ export interface TaskRepository {
    * paths), mapped to its content id at `from` (`null` when absent at `from`). One process/request.
    */
   differences(from: string, to: string): Promise<ReadonlyMap<string, string | null>>;
-}
-
-/** Looks up one file of a snapshot. */
-export function fileAt(snapshot: Snapshot, path: string): FileEntry | undefined {
-  return snapshot.files.get(path);
 }
 
 export class RefNotFoundError extends Error {

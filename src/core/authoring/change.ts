@@ -74,12 +74,6 @@ export function judgeChange(config: Config, before: Snapshot, changes: readonly 
   });
 }
 
-/** Only the changes that change something. */
-export function effective(snapshot: Snapshot, changes: readonly FileChange[]): FileChange[] {
-  const changed = new Set(changedFilesOf(snapshot, changes).map((file) => file.path));
-  return changes.filter((change) => changed.has(change.path));
-}
-
 /** The size limit readers apply when a config sets none. */
 const DEFAULT_LIMIT = 1024 * 1024;
 

@@ -95,12 +95,6 @@ export function edgeFor(from: Status, to: Status, action: Action) {
   return BOARD_EDGES.find((edge) => edge.from === from && edge.to === to && edge.action === action);
 }
 
-/** `login/agent-id` → login; a plain login stays as it is. */
-export function loginOf(owner: string): string {
-  const slash = owner.indexOf("/");
-  return slash < 0 ? owner : owner.slice(0, slash);
-}
-
 /** `login/agent-id` → agent-id; a plain login is its own agent. */
 export function agentOf(owner: string): string {
   const slash = owner.indexOf("/");
