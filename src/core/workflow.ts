@@ -86,9 +86,45 @@ export function mergeWorkflow(preset: WorkflowDef, override: WorkflowOverrideCon
 
 /** Builds the graph of a workflow definition, or explains what makes it unsound. */
 export function buildWorkflow(def: WorkflowDef): WorkflowResult {
-  const issues: ConfigIssue[] = [];
   const names = Object.keys(def.states);
   const known = new Set(names);
+  const issues = nameIssues(def, known);
+  const artifacts = artifactsOf(def, issues);
+  if (!isPlainPath(def.tasksDir))
+    issues.push({ path: "workflow.tasks_dir", message: `"${def.tasksDir}" must be a relative folder` });
+  if (issues.length > 0) return { ok: false, issues };
+
+  const graph = graphOf(def, names);
+  const unreachable = unreachableIssues(def, names, graph);
+  if (unreachable.length > 0) return { ok: false, issues: unreachable };
+
+  const dominators = computeDominators(names, def.initial, graph.preds);
+  const isBack = (edge: EdgeDef) => dominators.get(edge.from)!.has(edge.to);
+  const { required, allowedStrict, allowedLooped, gatesBehind } = perState(def, names, graph, dominators, isBack);
+  const { out } = graph;
+  const workflow: Workflow = {
+    def,
+    stateNames: names,
+    has: (state) => known.has(state),
+    state: (state) => def.states[state],
+    edgesFrom: (state) => out.get(state) ?? [],
+    edge: (from, to) => out.get(from)?.find((edge) => edge.to === to),
+    gatePhase: (edge) => def.states[edge.from]?.phase ?? edge.from,
+    isBotGate: (edge) => Boolean(edge.gate && def.states[edge.from]?.awaiting),
+    requiredArtifacts: (state) => required.get(state) ?? [],
+    allowedArtifacts: (state, looped) => (looped ? allowedLooped : allowedStrict).get(state) ?? new Set(),
+    artifacts,
+    gatesBehind: (state) => gatesBehind.get(state) ?? [],
+    isBackEdge: isBack,
+    findPath: (from, to, cost) => cheapestPath(from, to, (state) => out.get(state) ?? [], cost),
+    editScope: (state) => def.states[state]?.edit ?? ["task"],
+  };
+  return { ok: true, workflow };
+}
+
+/** Names that point nowhere: the initial state, the ends of transitions, the states' phases; reserved names. */
+function nameIssues(def: WorkflowDef, known: ReadonlySet<string>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
   if (!known.has(def.initial))
     issues.push({ path: "workflow.initial", message: `unknown initial state "${def.initial}"` });
   for (const edge of def.transitions) {
@@ -113,6 +149,11 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
   if (ADOPTED_PHASE in def.phases) {
     issues.push({ path: `workflow.phases.${ADOPTED_PHASE}`, message: `"${ADOPTED_PHASE}" is reserved for adoptions` });
   }
+  return issues;
+}
+
+/** artifact file → phase; a file that is no plain name, or already another phase's, is an issue. */
+function artifactsOf(def: WorkflowDef, issues: ConfigIssue[]): Map<string, string> {
   const artifacts = new Map<string, string>();
   for (const [phase, file] of Object.entries(def.phases)) {
     if (file === null) continue;
@@ -125,16 +166,27 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
       });
     } else artifacts.set(file, phase);
   }
-  if (!isPlainPath(def.tasksDir))
-    issues.push({ path: "workflow.tasks_dir", message: `"${def.tasksDir}" must be a relative folder` });
-  if (issues.length > 0) return { ok: false, issues };
+  return artifacts;
+}
 
+/** The edges out of each state and the predecessors of each state. */
+interface Graph {
+  readonly out: Map<string, EdgeDef[]>;
+  readonly preds: Map<string, string[]>;
+}
+
+function graphOf(def: WorkflowDef, names: readonly string[]): Graph {
   const out = new Map<string, EdgeDef[]>(names.map((name) => [name, []]));
   const preds = new Map<string, string[]>(names.map((name) => [name, []]));
   for (const edge of def.transitions) {
     out.get(edge.from)!.push(edge);
     preds.get(edge.to)!.push(edge.from);
   }
+  return { out, preds };
+}
+
+function unreachableIssues(def: WorkflowDef, names: readonly string[], { out }: Graph): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
   const reachable = reach(def.initial, (state) => out.get(state)!.map((edge) => edge.to));
   for (const name of names) {
     if (!reachable.has(name))
@@ -143,10 +195,17 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
         message: `state "${name}" cannot be reached from "${def.initial}"`,
       });
   }
-  if (issues.length > 0) return { ok: false, issues };
+  return issues;
+}
 
-  const dominators = computeDominators(names, def.initial, preds);
-  const isBack = (edge: EdgeDef) => dominators.get(edge.from)!.has(edge.to);
+/** Per state: the artifacts that must exist, those that may (strictly, and after rework), the gates behind it. */
+function perState(
+  def: WorkflowDef,
+  names: readonly string[],
+  { out }: Graph,
+  dominators: ReadonlyMap<string, ReadonlySet<string>>,
+  isBack: (edge: EdgeDef) => boolean,
+) {
   const forward = (state: string) =>
     out
       .get(state)!
@@ -190,25 +249,7 @@ export function buildWorkflow(def: WorkflowDef): WorkflowResult {
       botGates.filter((edge) => edge.to === state || dominators.get(state)!.has(edge.to)),
     );
   }
-
-  const workflow: Workflow = {
-    def,
-    stateNames: names,
-    has: (state) => known.has(state),
-    state: (state) => def.states[state],
-    edgesFrom: (state) => out.get(state) ?? [],
-    edge: (from, to) => out.get(from)?.find((edge) => edge.to === to),
-    gatePhase: (edge) => def.states[edge.from]?.phase ?? edge.from,
-    isBotGate: (edge) => Boolean(edge.gate && def.states[edge.from]?.awaiting),
-    requiredArtifacts: (state) => required.get(state) ?? [],
-    allowedArtifacts: (state, looped) => (looped ? allowedLooped : allowedStrict).get(state) ?? new Set(),
-    artifacts,
-    gatesBehind: (state) => gatesBehind.get(state) ?? [],
-    isBackEdge: isBack,
-    findPath: (from, to, cost) => cheapestPath(from, to, (state) => out.get(state) ?? [], cost),
-    editScope: (state) => def.states[state]?.edit ?? ["task"],
-  };
-  return { ok: true, workflow };
+  return { required, allowedStrict, allowedLooped, gatesBehind };
 }
 
 function reach(start: string, next: (state: string) => readonly string[]): Set<string> {
