@@ -100,76 +100,104 @@ export function lineOfSyntaxError(text: string, message: string): number | undef
  * not always say). `undefined` when the scan finds nothing wrong.
  */
 export function syntaxErrorOffset(text: string): number | undefined {
-  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const space = () => {
-    while (at < text.length && " \t\n\r".includes(text[at]!)) at++;
-  };
-  class Stop extends Error {}
-  const fail = (): never => {
-    throw new Stop();
-  };
-  const literal = (word: string) => (text.startsWith(word, at) ? (at += word.length) : fail());
-  const string = () => {
-    at++;
-    while (at < text.length && text[at] !== '"') {
-      if (text.charCodeAt(at) < 0x20) fail();
-      at += text[at] === "\\" ? 2 : 1;
-    }
-    if (at >= text.length) fail();
-    at++;
-  };
-  const number = () => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(at, at + 400));
-    if (!match) fail();
-    at += match![0].length;
-  };
-  const value = (depth: number): void => {
-    if (depth > 2000) fail();
-    space();
-    const char = text[at];
-    if (char === "{") {
-      at++;
-      space();
-      if (text[at] === "}") return void at++;
-      for (;;) {
-        space();
-        if (text[at] !== '"') fail();
-        string();
-        space();
-        if (text[at] !== ":") fail();
-        at++;
-        value(depth + 1);
-        space();
-        if (text[at] === ",") at++;
-        else if (text[at] === "}") return void at++;
-        else fail();
-      }
-    }
-    if (char === "[") {
-      at++;
-      space();
-      if (text[at] === "]") return void at++;
-      for (;;) {
-        value(depth + 1);
-        space();
-        if (text[at] === ",") at++;
-        else if (text[at] === "]") return void at++;
-        else fail();
-      }
-    }
-    if (char === '"') return string();
-    if (char === "t") return void literal("true");
-    if (char === "f") return void literal("false");
-    if (char === "n") return void literal("null");
-    return number();
-  };
+  const scan = new JsonScan(text);
   try {
-    value(0);
-    space();
-    return at < text.length ? at : undefined;
+    scan.value(0);
+    scan.space();
+    return scan.at < text.length ? scan.at : undefined;
   } catch (error) {
-    if (error instanceof Stop) return Math.min(at, text.length);
+    if (error instanceof ScanStop) return Math.min(scan.at, text.length);
     throw error;
+  }
+}
+
+/** Thrown where the scan finds the text wrong; `JsonScan.at` is the offset. */
+class ScanStop extends Error {}
+
+/** The recursive-descent scan of `syntaxErrorOffset`: one method per kind of JSON value. */
+class JsonScan {
+  at: number;
+
+  constructor(private readonly text: string) {
+    this.at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  }
+
+  space(): void {
+    const text = this.text;
+    while (this.at < text.length && " \t\n\r".includes(text[this.at]!)) this.at++;
+  }
+
+  private fail(): never {
+    throw new ScanStop();
+  }
+
+  value(depth: number): void {
+    if (depth > 2000) this.fail();
+    this.space();
+    const char = this.text[this.at];
+    if (char === "{") return this.object(depth);
+    if (char === "[") return this.array(depth);
+    if (char === '"') return this.string();
+    if (char === "t") return this.literal("true");
+    if (char === "f") return this.literal("false");
+    if (char === "n") return this.literal("null");
+    return this.number();
+  }
+
+  private object(depth: number): void {
+    const text = this.text;
+    this.at++;
+    this.space();
+    if (text[this.at] === "}") return void this.at++;
+    for (;;) {
+      this.space();
+      if (text[this.at] !== '"') this.fail();
+      this.string();
+      this.space();
+      if (text[this.at] !== ":") this.fail();
+      this.at++;
+      this.value(depth + 1);
+      this.space();
+      if (text[this.at] === ",") this.at++;
+      else if (text[this.at] === "}") return void this.at++;
+      else this.fail();
+    }
+  }
+
+  private array(depth: number): void {
+    const text = this.text;
+    this.at++;
+    this.space();
+    if (text[this.at] === "]") return void this.at++;
+    for (;;) {
+      this.value(depth + 1);
+      this.space();
+      if (text[this.at] === ",") this.at++;
+      else if (text[this.at] === "]") return void this.at++;
+      else this.fail();
+    }
+  }
+
+  private string(): void {
+    const text = this.text;
+    this.at++;
+    while (this.at < text.length && text[this.at] !== '"') {
+      if (text.charCodeAt(this.at) < 0x20) this.fail();
+      this.at += text[this.at] === "\\" ? 2 : 1;
+    }
+    if (this.at >= text.length) this.fail();
+    this.at++;
+  }
+
+  private literal(word: string): void {
+    if (!this.text.startsWith(word, this.at)) this.fail();
+    this.at += word.length;
+  }
+
+  private number(): void {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.at, this.at + 400));
+    if (!match) this.fail();
+    this.at += match[0].length;
   }
 }
 

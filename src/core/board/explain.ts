@@ -9,6 +9,23 @@ import { rolePolicy } from "./policy.js";
 export function explainTask(config: Config, board: Board, definition: Definition, problems: Violation[]): Explanation {
   const id = definition.id;
   const entry = entryOf(board, id);
+  const reviewers = describeApprovers(rolePolicy(config, "review", definition.reviewer_role));
+  return {
+    task: id,
+    state: entry.status,
+    facts: factsOf(config, board, definition),
+    next: nextSteps(config, board, definition, reviewers),
+    approvers:
+      entry.status === "blocked" && definition.external
+        ? describeApprovers(rolePolicy(config, "release", config.board.coordinator_role))
+        : reviewers,
+    problems,
+  };
+}
+
+/** What the ledger and the definition say of a task, as label and value. */
+function factsOf(config: Config, board: Board, definition: Definition): [string, string][] {
+  const entry = entryOf(board, definition.id);
   const facts: [string, string][] = [
     ["title", definition.title],
     ["status", entry.status],
@@ -27,7 +44,13 @@ export function explainTask(config: Config, board: Board, definition: Definition
   }
   if (entry.external_wait) facts.push(["external", `waiting; released by role ${config.board.coordinator_role}`]);
   facts.push(["history", `${entry.history.length} entr${entry.history.length === 1 ? "y" : "ies"}`]);
-  const reviewers = describeApprovers(rolePolicy(config, "review", definition.reviewer_role));
+  return facts;
+}
+
+/** The statuses a task can move to from its status, and what each move needs. */
+function nextSteps(config: Config, board: Board, definition: Definition, reviewers: readonly string[]): NextStep[] {
+  const id = definition.id;
+  const entry = entryOf(board, id);
   const next: NextStep[] = [];
   const unmet = definition.depends_on.filter((dependency) => entryOf(board, dependency).status !== "done");
   switch (entry.status) {
@@ -72,15 +95,5 @@ export function explainTask(config: Config, board: Board, definition: Definition
     case "done":
       break;
   }
-  return {
-    task: id,
-    state: entry.status,
-    facts,
-    next,
-    approvers:
-      entry.status === "blocked" && definition.external
-        ? describeApprovers(rolePolicy(config, "release", config.board.coordinator_role))
-        : reviewers,
-    problems,
-  };
+  return next;
 }
