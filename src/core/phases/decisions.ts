@@ -124,13 +124,7 @@ export function judgeNewLines(
   workflow: Workflow,
   judge: ApprovalJudge,
   subject: ApprovalSubject,
-  task: {
-    id: string;
-    dir: string;
-    baseLines: readonly ApprovalLine[];
-    newLines: readonly ApprovalLine[];
-    adopted: boolean;
-  },
+  task: NewLinesOf,
   writes: TaskWrites | undefined,
   used: Set<string>,
 ): LineJudgement {
@@ -140,63 +134,99 @@ export function judgeNewLines(
   const path = `${task.dir}/${APPROVALS_FILE}`;
   for (const line of task.baseLines) used.add(reviewKey(line.login, line.at));
   for (const line of task.newLines) {
-    const key = reviewKey(line.login, line.at);
-    const fail = (code: Violation["code"], detail: string) => {
+    const verdict = judgeLine(workflow, judge, subject, task, writes, used, line);
+    if (!verdict.ok) {
       claimed.add(line.phase);
       violations.push(
-        violation(code, {
+        violation(verdict.code, {
           task: task.id,
           path,
           line: line.line,
-          message: `${line.phase}:approved by ${line.login} does not count: ${detail}`,
+          message: `${line.phase}:approved by ${line.login} does not count: ${verdict.detail}`,
         }),
       );
-    };
-    const adoption = line.phase === ADOPTED_PHASE;
-    if (adoption && !task.adopted) {
-      fail(
-        "approval-forged",
-        `${task.id} is not adopted by this pull request: an adoption record stands only for a task that first appears in a pull request touching only new tasks, at the state its artifacts show, past a gate`,
-      );
       continue;
     }
-    if (used.has(key)) {
-      fail(
-        "approval-forged",
-        `the review of ${line.login} at ${line.at} already records another approval of ${task.id}; each gate needs its own review`,
-      );
-      continue;
-    }
-    const addedBy = recordingCommits(workflow, line, writes);
-    const decision: RecordedDecision = {
-      gate: line.phase,
-      login: line.login,
-      at: line.at,
-      state: "APPROVED",
-      addedBy,
-      // An adoption vouches for the task as a whole: nothing may change under it after it is recorded.
-      ...(adoption && { final: true }),
-    };
-    const verdict = judge.judgeRecord(decision, subject);
-    if (!verdict.ok) {
-      const wrongState = addedBy.length === 0 && (writes?.lines.get(line.raw)?.length ?? 0) > 0;
-      fail(
-        unbackedCode(verdict),
-        wrongState ? "taskgate records an approval together with the approved state" : verdict.detail!,
-      );
-      continue;
-    }
-    used.add(key);
-    // A line backs the exit the bot saw when it recorded it: the state it wrote (a bot gate) or the
-    // state the author had proposed (other gates), never another exit of the same gate.
-    for (const target of new Set(addedBy.map((commit) => writes!.states.get(commit.sha)?.to))) {
-      if (target === undefined) continue;
-      const logins = backed.get(gateKey(line.phase, target)) ?? new Set<string>();
-      logins.add(line.login.toLowerCase());
-      backed.set(gateKey(line.phase, target), logins);
-    }
+    used.add(reviewKey(line.login, line.at));
+    backExits(backed, line, verdict.addedBy, writes);
   }
   return { backed, claimed, violations };
+}
+
+/** The task whose new approval lines `judgeNewLines` judges. */
+interface NewLinesOf {
+  id: string;
+  dir: string;
+  baseLines: readonly ApprovalLine[];
+  newLines: readonly ApprovalLine[];
+  adopted: boolean;
+}
+
+/** Whether one new line stands: the bot commits that recorded it, or why it does not count. */
+type LineVerdict =
+  | { readonly ok: true; readonly addedBy: PrCommit[] }
+  | { readonly ok: false; readonly code: Violation["code"]; readonly detail: string };
+
+function judgeLine(
+  workflow: Workflow,
+  judge: ApprovalJudge,
+  subject: ApprovalSubject,
+  task: NewLinesOf,
+  writes: TaskWrites | undefined,
+  used: ReadonlySet<string>,
+  line: ApprovalLine,
+): LineVerdict {
+  const adoption = line.phase === ADOPTED_PHASE;
+  if (adoption && !task.adopted) {
+    return {
+      ok: false,
+      code: "approval-forged",
+      detail: `${task.id} is not adopted by this pull request: an adoption record stands only for a task that first appears in a pull request touching only new tasks, at the state its artifacts show, past a gate`,
+    };
+  }
+  if (used.has(reviewKey(line.login, line.at))) {
+    return {
+      ok: false,
+      code: "approval-forged",
+      detail: `the review of ${line.login} at ${line.at} already records another approval of ${task.id}; each gate needs its own review`,
+    };
+  }
+  const addedBy = recordingCommits(workflow, line, writes);
+  const decision: RecordedDecision = {
+    gate: line.phase,
+    login: line.login,
+    at: line.at,
+    state: "APPROVED",
+    addedBy,
+    // An adoption vouches for the task as a whole: nothing may change under it after it is recorded.
+    ...(adoption && { final: true }),
+  };
+  const verdict = judge.judgeRecord(decision, subject);
+  if (verdict.ok) return { ok: true, addedBy };
+  const wrongState = addedBy.length === 0 && (writes?.lines.get(line.raw)?.length ?? 0) > 0;
+  return {
+    ok: false,
+    code: unbackedCode(verdict),
+    detail: wrongState ? "taskgate records an approval together with the approved state" : verdict.detail!,
+  };
+}
+
+/**
+ * A line backs the exit the bot saw when it recorded it: the state it wrote (a bot gate) or the
+ * state the author had proposed (other gates), never another exit of the same gate.
+ */
+function backExits(
+  backed: Map<string, Set<string>>,
+  line: ApprovalLine,
+  addedBy: readonly PrCommit[],
+  writes: TaskWrites | undefined,
+): void {
+  for (const target of new Set(addedBy.map((commit) => writes?.states.get(commit.sha)?.to))) {
+    if (target === undefined) continue;
+    const logins = backed.get(gateKey(line.phase, target)) ?? new Set<string>();
+    logins.add(line.login.toLowerCase());
+    backed.set(gateKey(line.phase, target), logins);
+  }
 }
 
 /** The key of one exit of a gate: its phase and the state it leads to. */
