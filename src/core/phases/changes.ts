@@ -94,7 +94,34 @@ export function evaluatePhases(
   const baseIndex = indexTasks(base, tasksDir);
   const headIndex = indexTasks(head, tasksDir);
   const judge = new ApprovalJudge(config, pr, head);
-  // Files directly in the tasks folder belong to no task: framework files, never a task's to change.
+  const changed = classifyChanged(config, workflow, pr);
+  const tasks = [...touched].sort();
+  // An adoption pull request touches only tasks that first appear in it (none had a .state at the base).
+  const adoptionPr = tasks.length > 0 && tasks.every((id) => !baseIndex.tasks.get(id)?.has(STATE_FILE));
+  const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id), adoptionPr));
+  const writes = botWrites(workflow, config, pr, judge, tasks);
+  const projectAllowed = judgePlans(config, workflow, judge, plans, writes, changed.isProject, findings);
+  if (tasks.length > 0) {
+    findings.violations.push(...frameworkViolations(changed.framework));
+    if (!projectAllowed) findings.violations.push(...projectOutOfScope(workflow, changed.project));
+  } else {
+    const missing = taskMissing(
+      config,
+      pr,
+      { framework: changed.framework, project: changed.project, rendered: [] },
+      {
+        what: "touches no task",
+        fix: `move a task under ${tasksDir}/ forward`,
+        projectNeeds: "a task in an editing phase",
+      },
+    );
+    if (missing) findings.violations.push(missing);
+  }
+  return findings;
+}
+
+/** The pull request's framework files and project files (files directly in the tasks folder belong to no task). */
+function classifyChanged(config: Config, workflow: Workflow, pr: PrContext) {
   const kindOf = phasesPaths(config, workflow);
   const framework: string[] = [];
   const project: string[] = [];
@@ -104,15 +131,24 @@ export function evaluatePhases(
     else if (kind === "project") project.push(path);
   }
   const isProject = (path: string) => kindOf(path).kind === "project";
+  return { framework, project, isProject };
+}
 
-  const tasks = [...touched].sort();
-  // An adoption pull request touches only tasks that first appear in it (none had a .state at the base).
-  const adoptionPr = tasks.length > 0 && tasks.every((id) => !baseIndex.tasks.get(id)?.has(STATE_FILE));
-  const plans = tasks.map((id) => planTask(workflow, id, baseIndex.tasks.get(id), headIndex.tasks.get(id), adoptionPr));
+/**
+ * Judges every touched task, then the adoptions among them; tells whether a task earned the right to
+ * edit project files. The edit scope a PR earns comes from legal moves only: an illegal jump to
+ * `implement` does not open project files.
+ */
+function judgePlans(
+  config: Config,
+  workflow: Workflow,
+  judge: ApprovalJudge,
+  plans: readonly TaskPlan[],
+  writes: ReturnType<typeof botWrites>,
+  isProject: (path: string) => boolean,
+  findings: Findings,
+): boolean {
   const reachesProject = plans.some((plan) => plan.scopes.includes("project"));
-  const writes = botWrites(workflow, config, pr, judge, tasks);
-  // The edit scope a PR earns comes from legal moves only: an illegal jump to `implement` does not
-  // open project files.
   let projectAllowed = false;
   const adoptions: AdoptionWait[] = [];
   for (const plan of plans) {
@@ -130,34 +166,18 @@ export function evaluatePhases(
     if (earned.includes("project")) projectAllowed = true;
   }
   adoptionOutcome(config, adoptions, findings);
+  return projectAllowed;
+}
 
-  if (tasks.length > 0) {
-    findings.violations.push(...frameworkViolations(framework));
-    if (!projectAllowed) {
-      for (const path of project) {
-        findings.violations.push(
-          violation("out-of-scope", {
-            path,
-            message: `${path} is a project file, but no task in this pull request is in a phase that edits project files`,
-            hint: `Project files are edited in ${projectStates(workflow).join(", ")}; revert ${path} or move the task there first.`,
-          }),
-        );
-      }
-    }
-  } else {
-    const missing = taskMissing(
-      config,
-      pr,
-      { framework, project, rendered: [] },
-      {
-        what: "touches no task",
-        fix: `move a task under ${tasksDir}/ forward`,
-        projectNeeds: "a task in an editing phase",
-      },
-    );
-    if (missing) findings.violations.push(missing);
-  }
-  return findings;
+/** Project files changed while no task of the pull request is in a phase that edits them. */
+function projectOutOfScope(workflow: Workflow, project: readonly string[]): Violation[] {
+  return project.map((path) =>
+    violation("out-of-scope", {
+      path,
+      message: `${path} is a project file, but no task in this pull request is in a phase that edits project files`,
+      hint: `Project files are edited in ${projectStates(workflow).join(", ")}; revert ${path} or move the task there first.`,
+    }),
+  );
 }
 
 function planTask(
@@ -244,18 +264,7 @@ function judgeTask(ctx: TaskContext): void {
   const to = after.state!;
 
   // The approvals log is append-only; each new line must be the bot's record of an eligible review.
-  const rewritten = firstRewrite(before.approvalLines, after.approvalLines, (a, b) => a === b);
-  if (rewritten >= 0) {
-    findings.violations.push(
-      violation("history-rewritten", {
-        task: id,
-        path: `${dir}/${APPROVALS_FILE}`,
-        line: rewritten + 1,
-        message: `line ${rewritten + 1} of ${dir}/${APPROVALS_FILE} was changed or removed`,
-        hint: `Restore the line "${before.approvalLines[rewritten]}"; the approvals log is append-only.`,
-      }),
-    );
-  }
+  checkAppendOnly(ctx);
   const lines = judgeNewLines(
     workflow,
     judge,
@@ -279,16 +288,7 @@ function judgeTask(ctx: TaskContext): void {
 
   const path = from === to ? [] : workflow.findPath(from, to, (edge) => (edge.gate && !gateRecorded(edge) ? 1 : 0));
   if (path === undefined) {
-    const next = workflow.edgesFrom(from).map((edge) => edge.to);
-    findings.violations.push(
-      violation("illegal-transition", {
-        task: id,
-        path: `${dir}/${STATE_FILE}`,
-        line: 1,
-        message: `${id} cannot move from ${from} to ${to}${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
-        hint: next.length > 0 ? `From ${from} the task may move to: ${next.join(", ")}.` : `${from} is a final state.`,
-      }),
-    );
+    findings.violations.push(noPath(ctx, from, to, created));
     return;
   }
   if (created || from !== to) findings.transitions.push({ task: id, from: created ? null : from, to });
@@ -314,6 +314,36 @@ function judgeTask(ctx: TaskContext): void {
   }
 }
 
+/** The approvals log keeps every line it had: the first changed or removed one is reported. */
+function checkAppendOnly(ctx: TaskContext): void {
+  const { id, dir, before, after } = ctx.plan;
+  const rewritten = firstRewrite(before.approvalLines, after.approvalLines, (a, b) => a === b);
+  if (rewritten < 0) return;
+  ctx.findings.violations.push(
+    violation("history-rewritten", {
+      task: id,
+      path: `${dir}/${APPROVALS_FILE}`,
+      line: rewritten + 1,
+      message: `line ${rewritten + 1} of ${dir}/${APPROVALS_FILE} was changed or removed`,
+      hint: `Restore the line "${before.approvalLines[rewritten]}"; the approvals log is append-only.`,
+    }),
+  );
+}
+
+/** No path of the graph leads from `from` to `to`. */
+function noPath(ctx: TaskContext, from: string, to: string, created: boolean): Violation {
+  const { workflow } = ctx;
+  const { id, dir } = ctx.plan;
+  const next = workflow.edgesFrom(from).map((edge) => edge.to);
+  return violation("illegal-transition", {
+    task: id,
+    path: `${dir}/${STATE_FILE}`,
+    line: 1,
+    message: `${id} cannot move from ${from} to ${to}${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
+    hint: next.length > 0 ? `From ${from} the task may move to: ${next.join(", ")}.` : `${from} is a final state.`,
+  });
+}
+
 /** The edges of a move: verdicts, gates crossed, and the artifacts of every phase left. */
 function checkPath(
   ctx: TaskContext,
@@ -322,65 +352,16 @@ function checkPath(
   claimed: ReadonlySet<string>,
   created: boolean,
 ): void {
-  const { workflow, judge, findings } = ctx;
-  const { id, dir, after } = ctx.plan;
-  const to = after.state!;
-  const push = (item: Violation) => findings.violations.push(item);
+  const { workflow, findings } = ctx;
+  const { after } = ctx.plan;
   let looped = hasLooped(workflow, after);
   const left = new Set<string>();
   path.forEach((edge, index) => {
     left.add(edge.from);
     if (workflow.isBackEdge(edge)) looped = true;
-    if (edge.verdict) {
-      const verdict = readVerdict(workflow, after);
-      const wantPass = edge.verdict === "pass";
-      if (!verdict.word || verdict.pass !== wantPass) {
-        push(
-          violation(wantPass ? "verdict-not-pass" : "illegal-transition", {
-            task: id,
-            path: `${dir}/${workflow.def.verdict.file}`,
-            message: `${id} moved ${edge.from} → ${edge.to}, but ${verdict.word ? `${workflow.def.verdict.file} says ${verdict.word}` : verdict.problem}`,
-            hint: wantPass
-              ? `Only a PASS verdict completes a task; FAIL or NEEDS_REVIEW goes to ${otherVerdictTarget(workflow, edge)}.`
-              : `A PASS verdict completes the task: move it to ${otherVerdictTarget(workflow, edge)}.`,
-          }),
-        );
-      }
-    }
+    if (edge.verdict) checkVerdict(ctx, edge);
     if (!edge.gate || gateRecorded(edge)) return;
-    const phase = workflow.gatePhase(edge);
-    if (workflow.isBotGate(edge)) {
-      // An approval line for this gate that does not stand is already reported as such.
-      if (claimed.has(phase)) return;
-      push(
-        violation("illegal-transition", {
-          task: id,
-          path: `${dir}/${STATE_FILE}`,
-          line: 1,
-          message: `${id} moved past the ${phase} gate (${edge.from} → ${edge.to}) without an approval recorded by taskgate${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
-          hint:
-            `Stop at ${edge.from} and request a review; taskgate writes ${edge.to} when an eligible reviewer approves.` +
-            (created
-              ? " Work already in flight is adopted instead: `taskgate upgrade` places the task where its artifacts show, in a pull request that touches only new tasks."
-              : ""),
-        }),
-      );
-      return;
-    }
-    if (index < path.length - 1) {
-      push(
-        violation("illegal-transition", {
-          task: id,
-          path: `${dir}/${STATE_FILE}`,
-          line: 1,
-          message: `${id} went through the ${phase} gate (${edge.from} → ${edge.to}) and on to ${to} before the gate was approved`,
-          hint: `Stop at ${edge.to} until the approval is recorded, then move on in a later change.`,
-        }),
-      );
-      return;
-    }
-    if (claimed.has(phase)) return;
-    gateOutcome(judge.judgeGate(phase, ctx.subject), gateSite(id, dir, phase, edge), findings);
+    checkGateCrossed(ctx, edge, index < path.length - 1, claimed, created);
   });
   const alsoRequired: string[] = [];
   for (const state of left) {
@@ -388,7 +369,74 @@ function checkPath(
     const file = phase ? workflow.def.phases[phase] : null;
     if (file) alsoRequired.push(file);
   }
-  findings.violations.push(...checkArtifacts(workflow, after, { state: to, alsoRequired, looped }));
+  findings.violations.push(...checkArtifacts(workflow, after, { state: after.state!, alsoRequired, looped }));
+}
+
+/** An edge that needs a verdict: the verdict file says the word the edge asks for. */
+function checkVerdict(ctx: TaskContext, edge: EdgeDef): void {
+  const { workflow } = ctx;
+  const { id, dir, after } = ctx.plan;
+  const verdict = readVerdict(workflow, after);
+  const wantPass = edge.verdict === "pass";
+  if (verdict.word && verdict.pass === wantPass) return;
+  ctx.findings.violations.push(
+    violation(wantPass ? "verdict-not-pass" : "illegal-transition", {
+      task: id,
+      path: `${dir}/${workflow.def.verdict.file}`,
+      message: `${id} moved ${edge.from} → ${edge.to}, but ${verdict.word ? `${workflow.def.verdict.file} says ${verdict.word}` : verdict.problem}`,
+      hint: wantPass
+        ? `Only a PASS verdict completes a task; FAIL or NEEDS_REVIEW goes to ${otherVerdictTarget(workflow, edge)}.`
+        : `A PASS verdict completes the task: move it to ${otherVerdictTarget(workflow, edge)}.`,
+    }),
+  );
+}
+
+/**
+ * A gate on the path whose approval is not recorded: a bot gate cannot be crossed at all; another
+ * gate only as the last step, where the reviews decide it. `beyond`: the path goes on after it.
+ */
+function checkGateCrossed(
+  ctx: TaskContext,
+  edge: EdgeDef,
+  beyond: boolean,
+  claimed: ReadonlySet<string>,
+  created: boolean,
+): void {
+  const { workflow, judge, findings } = ctx;
+  const { id, dir, after } = ctx.plan;
+  const phase = workflow.gatePhase(edge);
+  if (workflow.isBotGate(edge)) {
+    // An approval line for this gate that does not stand is already reported as such.
+    if (claimed.has(phase)) return;
+    findings.violations.push(
+      violation("illegal-transition", {
+        task: id,
+        path: `${dir}/${STATE_FILE}`,
+        line: 1,
+        message: `${id} moved past the ${phase} gate (${edge.from} → ${edge.to}) without an approval recorded by taskgate${created ? ` (a new task starts at ${workflow.def.initial})` : ""}`,
+        hint:
+          `Stop at ${edge.from} and request a review; taskgate writes ${edge.to} when an eligible reviewer approves.` +
+          (created
+            ? " Work already in flight is adopted instead: `taskgate upgrade` places the task where its artifacts show, in a pull request that touches only new tasks."
+            : ""),
+      }),
+    );
+    return;
+  }
+  if (beyond) {
+    findings.violations.push(
+      violation("illegal-transition", {
+        task: id,
+        path: `${dir}/${STATE_FILE}`,
+        line: 1,
+        message: `${id} went through the ${phase} gate (${edge.from} → ${edge.to}) and on to ${after.state!} before the gate was approved`,
+        hint: `Stop at ${edge.to} until the approval is recorded, then move on in a later change.`,
+      }),
+    );
+    return;
+  }
+  if (claimed.has(phase)) return;
+  gateOutcome(judge.judgeGate(phase, ctx.subject), gateSite(id, dir, phase, edge), findings);
 }
 
 /** How many adopted tasks of one state a pending item names before it says how many more there are. */
