@@ -4,35 +4,34 @@
  * nothing else that appears past a gate gets through, and an adoption record helps nothing else.
  */
 import { describe, expect, it } from "vitest";
-import { audit, evaluate, workflowOf, writeRecords } from "../../src/core/evaluate.js";
+import { audit, workflowOf, writeRecords } from "../../src/core/evaluate.js";
 import { gatesBefore, placeByArtifacts } from "../../src/core/phases/adoption.js";
 import type { Report, Snapshot } from "../../src/core/types.js";
 import type { Workflow } from "../../src/core/workflow.js";
 import {
+  AT,
+  LATER,
+  SPEC,
   approve,
   botStep,
+  codes,
   config,
-  prHistory,
+  line,
+  phases,
+  runSteps,
   snapshot,
   task,
   type FileSpec,
   type PrSpec,
   type Step,
-} from "../helpers/memory.js";
+} from "../helpers/phases.js";
 
-const AT = "2026-11-01T10:00:00Z";
-const LATER = "2026-11-01T12:00:00Z";
-const SPEC = { "SPEC.md": "# Spec\nwhat and why\n" };
 const DESIGNED = { ...SPEC, "DESIGN.md": "# Design\n" };
 const BUGS = { ...SPEC, "BUG_REPORT.md": "bugs\n" };
 const WRITE = { bob: "write", erin: "write", dave: "write", carol: "write" };
-const phases = config();
-const codes = (report: Report) => report.violations.map((item) => item.code);
-const line = (phase: string, login: string, at = AT) => `${phase}:approved|${at}|${login}\n`;
 
 function run(start: Record<string, FileSpec>, steps: Step[], spec: PrSpec = {}, conf = phases) {
-  const { base, head, pr } = prHistory(start, steps, { permissions: WRITE, ...spec });
-  return { report: evaluate(conf, base, head, pr), head };
+  return runSteps(start, steps, { permissions: WRITE, ...spec }, conf);
 }
 
 /** Work in flight: t1 designed (past research), t2 with a bug report (past research), t3 a plain spec. */

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { audit, evaluate } from "../../src/core/evaluate.js";
 import type { Report } from "../../src/core/types.js";
 import {
+  SPEC,
   approve,
   botStep,
+  codes,
   config,
   prHistory,
   pullRequest,
@@ -12,7 +14,7 @@ import {
   type FileSpec,
   type PrSpec,
   type Step,
-} from "../helpers/memory.js";
+} from "../helpers/phases.js";
 
 const cfg = config();
 
@@ -22,8 +24,6 @@ function check(base: Record<string, FileSpec>, head: Record<string, FileSpec>, s
   return evaluate(conf, b, h, pullRequest(b, h, spec));
 }
 
-const codes = (report: Report) => report.violations.map((item) => item.code);
-const SPEC = { "SPEC.md": "# Spec\nwhat and why\n" };
 const PLANNED = { ...SPEC, "DESIGN.md": "design\n" };
 const WRITE = { bob: "write" };
 /** Every artifact up to the referee's verdict. */

@@ -11,6 +11,7 @@ import { PHASES_PRESET } from "../../src/core/presets/phases.js";
 import { buildWorkflow, mergeWorkflow, type Workflow } from "../../src/core/workflow.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import {
+  AT,
   approve,
   botStep,
   config,
@@ -20,9 +21,8 @@ import {
   type FileSpec,
   type PrSpec,
   type Step,
-} from "../helpers/memory.js";
+} from "../helpers/phases.js";
 
-const AT = "2026-11-01T10:00:00Z";
 const SPEC = { "SPEC.md": "# Spec\n" };
 
 /** Runs a PR, lets the bot commit what the writer makes of its records, and runs it again. */

@@ -8,33 +8,33 @@ import { MAX_REVISIONS, wantedRevisions } from "../../src/core/service.js";
 import type { Report } from "../../src/core/types.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import {
+  AT,
+  LATER,
+  SPEC,
   approve,
   botStep,
+  codes,
   config,
+  line,
+  phases,
   prHistory,
   pullRequest,
+  runSteps,
   snapshot,
   task,
   type FileSpec,
   type PrSpec,
   type Step,
-} from "../helpers/memory.js";
+} from "../helpers/phases.js";
 
-const AT = "2026-11-01T10:00:00Z";
-const LATER = "2026-11-01T12:00:00Z";
-const SPEC = { "SPEC.md": "# Spec\nwhat and why\n" };
 const WRITE = { bob: "write", erin: "write" };
-const phases = config();
-const codes = (report: Report) => report.violations.map((item) => item.code);
 
 function run(start: Record<string, FileSpec>, steps: Step[], spec: PrSpec = {}, conf = phases): Report {
-  const { base, head, pr } = prHistory(start, steps, { permissions: WRITE, ...spec });
-  return evaluate(conf, base, head, pr);
+  return runSteps(start, steps, { permissions: WRITE, ...spec }, conf).report;
 }
 
 const START = task("t1", "research", SPEC);
 const AWAIT = { "tasks/t1/.state": "research:awaiting_approval\n" };
-const line = (phase: string, login: string, at = AT) => `${phase}:approved|${at}|${login}\n`;
 const RECORD = { "tasks/t1/.state": "research:approved\n", "tasks/t1/.state.approvals": line("research", "bob") };
 
 describe("1. recorded decisions count only when the bot's own commit added them", () => {
