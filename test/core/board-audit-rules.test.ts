@@ -15,7 +15,7 @@ import {
 import { readBoard } from "../../src/core/board/board.js";
 import { renderRootOf } from "../../src/core/config.js";
 import { emptyFindings, type Findings } from "../../src/core/model.js";
-import { board, claimed, def, entry, resolverDoneBoard, step } from "../helpers/board.js";
+import { board, claimed, def, entry, escalated, inReview, resolverDoneBoard, step } from "../helpers/board.js";
 import { config, snapshot, type FileSpec } from "../helpers/memory.js";
 
 const cfg = config("preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n");
@@ -27,15 +27,6 @@ interface Case {
   readonly codes: readonly string[];
   readonly records?: number;
 }
-
-const submittedWith = (evidence: string) =>
-  entry("review", {
-    owner: "carol",
-    history: [
-      step("claim", "todo", "in_progress", "carol"),
-      step("submit", "in_progress", "review", "carol", { evidence }),
-    ],
-  });
 
 const CASES: readonly Case[] = [
   {
@@ -67,10 +58,7 @@ const CASES: readonly Case[] = [
       {
         a: claimed("carol"),
         b: claimed("carol"),
-        c: entry("blocked", {
-          blocked_by: ["r"],
-          history: [step("claim", "todo", "in_progress", "carol"), step("escalate", "in_progress", "blocked", "carol")],
-        }),
+        c: escalated("carol", ["r"]),
       },
       1,
     ),
@@ -111,7 +99,7 @@ const CASES: readonly Case[] = [
   {
     rule: "submissionFilesExist",
     name: "a submission whose evidence and handoff do not exist",
-    files: board([def("a")], { a: submittedWith("state/evidence/a.md") }, 1),
+    files: board([def("a")], { a: inReview("carol", "state/evidence/a.md") }, 1),
     codes: ["evidence-missing", "evidence-missing"],
   },
   {

@@ -9,7 +9,7 @@ import { readTask } from "../../src/core/phases/tasks.js";
 import type { BotRecord, Report } from "../../src/core/types.js";
 import { PHASES_PRESET } from "../../src/core/presets/phases.js";
 import { buildWorkflow, mergeWorkflow, type Workflow } from "../../src/core/workflow.js";
-import { board, claimed, def, entry, step } from "../helpers/board.js";
+import { board, claimed, def, entry, escalated, inReview, step } from "../helpers/board.js";
 import {
   AT,
   approve,
@@ -153,17 +153,8 @@ describe("board records", () => {
     expect(approved.second.violations).toEqual([]);
     expect(approved.second.conclusion).toBe("success");
 
-    const escalated = entry("blocked", {
-      blocked_by: ["r"],
-      history: [step("claim", "todo", "in_progress", "dave/x"), step("escalate", "in_progress", "blocked", "dave/x")],
-    });
-    const rReview = entry("review", {
-      owner: "carol",
-      history: [
-        step("claim", "todo", "in_progress", "carol"),
-        step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/r.md" }),
-      ],
-    });
+    const blocked = escalated("dave/x", ["r"]);
+    const rReview = inReview("carol", "state/evidence/r.md");
     const files = {
       "state/evidence/r.md": "ok\n",
       "state/handoffs/r.md": "ok\n",
@@ -171,11 +162,11 @@ describe("board records", () => {
       "state/handoffs/p.md": "blocked\n",
     };
     const defs = [def("p"), def("r")];
-    const start = board(defs, { p: escalated, r: claimed("carol") }, 3, files);
+    const start = board(defs, { p: blocked, r: claimed("carol") }, 3, files);
     const { first } = recordAndRecheck(
       conf,
       start,
-      [{ sha: "c1", files: board(defs, { p: escalated, r: rReview }, 4, files) }],
+      [{ sha: "c1", files: board(defs, { p: blocked, r: rReview }, 4, files) }],
       {
         reviews: [approve("quinn", "c1")],
         permissions: { quinn: "write" },
@@ -183,7 +174,7 @@ describe("board records", () => {
     );
     expect(first.records).toEqual([expect.objectContaining({ task: "r", kind: "approve" })]);
     // With r done (recorded by the bot), the bot's next record unblocks p.
-    const withDone = prHistory(start, [{ sha: "c1", files: board(defs, { p: escalated, r: rReview }, 4, files) }], {
+    const withDone = prHistory(start, [{ sha: "c1", files: board(defs, { p: blocked, r: rReview }, 4, files) }], {
       reviews: [approve("quinn", "c1")],
       permissions: { quinn: "write" },
     });
@@ -191,7 +182,7 @@ describe("board records", () => {
     const afterApprove = writeRecords(conf, withDone.head, report.records, { now: "2026-11-02T00:00:00Z" });
     const doneFiles = { ...board(defs, {}, 0), ...files, "state/tasks.json": afterApprove.get("state/tasks.json")! };
     const steps: Step[] = [
-      { sha: "c1", files: board(defs, { p: escalated, r: rReview }, 4, files) },
+      { sha: "c1", files: board(defs, { p: blocked, r: rReview }, 4, files) },
       botStep("c2", {}, { files: doneFiles }),
     ];
     const unblock = recordAndRecheck(conf, start, steps, {

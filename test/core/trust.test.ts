@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/core/evaluate.js";
 import { MAX_REVISIONS, wantedRevisions } from "../../src/core/service.js";
 import type { Report } from "../../src/core/types.js";
-import { board, claimed, def, entry, step } from "../helpers/board.js";
+import { board, claimed, def, entry, escalated, inReview, step } from "../helpers/board.js";
 import {
   AT,
   LATER,
@@ -562,21 +562,12 @@ describe("5. board ownership", () => {
 
   it("never lets a retired reporter approve", () => {
     const issue = { "state/issues/b-quinn.json": "{}\n", "state/handoffs/b.md": "blocked\n" };
-    const reporter = entry("blocked", {
-      blocked_by: ["c"],
-      history: [step("claim", "todo", "in_progress", "quinn"), step("escalate", "in_progress", "blocked", "quinn")],
-    });
-    const inReview = entry("review", {
-      owner: "carol",
-      history: [
-        step("claim", "todo", "in_progress", "carol"),
-        step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/a.md" }),
-      ],
-    });
+    const reporter = escalated("quinn", ["c"]);
+    const submitted = inReview("carol", "state/evidence/a.md");
     const files = { ...issue, "state/evidence/a.md": "ok\n", "state/handoffs/a.md": "ok\n" };
     const report = check(
       board(defs, { a: claimed("carol"), b: reporter }, 3, files),
-      board(defs, { a: inReview, b: reporter }, 4, files),
+      board(defs, { a: submitted, b: reporter }, 4, files),
       {
         reviews: [approve("quinn")],
       },

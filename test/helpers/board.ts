@@ -98,3 +98,23 @@ export function resolverDoneBoard(roles = "  qa: [quinn]\n  backend: [carol, dav
     ) as Record<string, string>),
   };
 }
+
+/** A task `by` claimed, then escalated: blocked by `resolvers`. */
+export function escalated(by: string, resolvers: string[], extra: Partial<LedgerEntry> = {}): LedgerEntry {
+  return entry("blocked", {
+    blocked_by: resolvers,
+    history: [step("claim", "todo", "in_progress", by), step("escalate", "in_progress", "blocked", by)],
+    ...extra,
+  });
+}
+
+/** A task `owner` claimed, then submitted for review with the evidence at `evidence`. */
+export function inReview(owner: string, evidence: string): LedgerEntry {
+  return entry("review", {
+    owner,
+    history: [
+      step("claim", "todo", "in_progress", owner),
+      step("submit", "in_progress", "review", owner, { evidence }),
+    ],
+  });
+}
