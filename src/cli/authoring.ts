@@ -20,17 +20,17 @@ import {
   type BoardContext,
   type GivenFile,
   type TaskRow,
-} from "../core/authoring/board.js";
-import { AuthoringRefusal, type Authored } from "../core/authoring/change.js";
-import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../core/authoring/phases.js";
+} from "../core/board/authoring.js";
+import { AuthoringRefusal, type Authored } from "../core/kernel/change.js";
+import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../core/phases/authoring.js";
 import { STATUSES } from "../core/board/formats.js";
 import { isLogin } from "../core/board/owners.js";
-import { readLimits, type Config } from "../core/config.js";
-import { RepositoryError } from "../core/port.js";
-import type { WorkflowModel } from "../core/model.js";
-import { redactSecrets } from "../core/secrets.js";
+import { readLimits, type Config } from "../core/kernel/config.js";
+import { RepositoryError } from "../core/kernel/port.js";
+import type { WorkflowModel } from "../core/kernel/model.js";
+import { redactSecrets } from "../core/kernel/secrets.js";
 import { loadConfig } from "../core/service.js";
-import type { Report, Snapshot, Violation } from "../core/types.js";
+import type { Report, Snapshot, Violation } from "../core/kernel/types.js";
 import { GitRepository } from "../git/repository.js";
 import { JOURNAL_FILE, LOCK_FILE, UNLOCK_LOG, recover, transaction, unlock } from "../git/transaction.js";
 import { WorkTree } from "../git/worktree.js";

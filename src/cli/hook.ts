@@ -21,9 +21,9 @@ import { chmod, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/pr
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { RefNotFoundError, RepositoryError } from "../core/port.js";
-import { redactDeep } from "../core/secrets.js";
-import type { Report } from "../core/types.js";
+import { RefNotFoundError, RepositoryError } from "../core/kernel/port.js";
+import { redactDeep } from "../core/kernel/secrets.js";
+import type { Report } from "../core/kernel/types.js";
 import { GitRepository } from "../git/repository.js";
 import { formatReport } from "./format.js";
 import { EXIT, UsageError, type CliIo } from "./io.js";

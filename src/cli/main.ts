@@ -13,7 +13,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { PrInput, RenderResult } from "../core/service.js";
-import type { Report } from "../core/types.js";
+import type { Report } from "../core/kernel/types.js";
 import type { WorkTree } from "../git/worktree.js";
 import { AUTHORING_COMMANDS } from "./commands.js";
 import { EXIT, IdentityError, PrFileError, UsageError, type CliIo } from "./io.js";
@@ -83,7 +83,7 @@ export async function main(argv: readonly string[], raw: CliIo): Promise<number>
     raw.stdout(`${VERSION}\n`);
     return EXIT.ok;
   }
-  const { redactDeep, redactSecrets } = await import("../core/secrets.js");
+  const { redactDeep, redactSecrets } = await import("../core/kernel/secrets.js");
   const io: CliIo = {
     ...raw,
     stdout: (text) => raw.stdout(redactSecrets(text)),
@@ -169,7 +169,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
           );
         }
         const [{ redactDeep }, { formatExplanation }] = await Promise.all([
-          import("../core/secrets.js"),
+          import("../core/kernel/secrets.js"),
           import("./format.js"),
         ]);
         const explanation = redactDeep(result.explanation);
@@ -376,7 +376,7 @@ async function handleError(io: CliIo, json: boolean, error: unknown): Promise<nu
     return EXIT.usage;
   }
   if (error instanceof IdentityError) return fail(io, json, error.message, error.hint);
-  const { RefNotFoundError, RepositoryError } = await import("../core/port.js");
+  const { RefNotFoundError, RepositoryError } = await import("../core/kernel/port.js");
   if (error instanceof RefNotFoundError || error instanceof RepositoryError || error instanceof PrFileError) {
     return fail(io, json, error.message, error.hint);
   }

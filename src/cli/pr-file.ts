@@ -3,7 +3,7 @@
  * GitHub's own shapes. Parse and schema errors name the JSON path and the line.
  */
 import * as z from "zod";
-import { parseJsonFile } from "../core/json.js";
+import { parseJsonFile } from "../core/kernel/json.js";
 import type { PrInput } from "../core/service.js";
 import { PrFileError } from "./io.js";
 

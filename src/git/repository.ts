@@ -28,9 +28,9 @@ import {
   type ReadLimits,
   type SnapshotScope,
   type TaskRepository,
-} from "../core/port.js";
-import { parseIdentity } from "../core/trailers.js";
-import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/types.js";
+} from "../core/kernel/port.js";
+import { parseIdentity } from "../core/kernel/trailers.js";
+import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/kernel/types.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;

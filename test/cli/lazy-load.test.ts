@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redactSecrets } from "../../src/core/secrets.js";
+import { redactSecrets } from "../../src/core/kernel/secrets.js";
 import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,8 +24,15 @@ const ENTRY = ["bin/taskgate.js", "src/cli/main.ts", "src/cli/io.ts", "src/cli/c
 
 /** Heavy libraries and the product's modules that no command loads without needing them. */
 const LIBRARIES = /\/node_modules\/(zod|yaml|picomatch)\//;
-const AUTHORING = ["src/cli/authoring.ts", "src/core/authoring/", "src/git/transaction.ts"];
-const BOARD = ["src/core/board/", "src/core/render/board.ts"];
+const AUTHORING = [
+  "src/cli/authoring.ts",
+  "src/core/phases/authoring.ts",
+  "src/core/board/authoring.ts",
+  "src/core/kernel/change.ts",
+  "src/git/transaction.ts",
+];
+const BOARD = ["src/core/board/"];
+const PHASES_MODEL = ["src/core/phases/model.ts", "src/core/phases/pull-request.ts", "src/core/phases/audit.ts"];
 
 const cleanup: (() => void)[] = [];
 let phases: TempRepo;
@@ -125,7 +132,7 @@ describe("taskgate loads only what a command needs", () => {
     for (const args of [["frobnicate"], ["check", "--frobnicate"], ["audit", "--base", "main"]]) {
       const run = load(args);
       expect(run.code, args.join(" ")).toBe(2);
-      expect(run.sources, args.join(" ")).toEqual([...ENTRY, "src/core/secrets.ts"].sort());
+      expect(run.sources, args.join(" ")).toEqual([...ENTRY, "src/core/kernel/secrets.ts"].sort());
     }
   });
 
@@ -142,7 +149,7 @@ describe("taskgate loads only what a command needs", () => {
     const check = load(["check", "--base", "main", "--head", "change"], board.dir);
     expect(check.stdout).toContain("taskgate check main...change");
     expect(check.sources).toContain("src/core/board/model.ts");
-    expect(matching(check.sources, ["src/core/phases/model.ts", ...AUTHORING, "src/cli/hook.ts"])).toEqual([]);
+    expect(matching(check.sources, [...PHASES_MODEL, ...AUTHORING, "src/cli/hook.ts"])).toEqual([]);
     for (const repo of [phases, board]) {
       const audit = load(["audit"], repo.dir);
       expect(audit.stdout).toContain("taskgate audit HEAD");

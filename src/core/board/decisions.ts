@@ -3,11 +3,11 @@
  * request, and whether a task's ledger entry at one commit is the entry at another plus only what
  * the bot recorded.
  */
-import { isBotCommit, type ApprovalJudge } from "../approval.js";
-import type { Config } from "../config.js";
-import { deepEqual } from "../json.js";
-import type { PrCommit, PrContext, RevisionView, Snapshot } from "../types.js";
-import { entryOf, readBoard, type Board } from "./board.js";
+import { isBotCommit, type ApprovalJudge } from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import { deepEqual } from "../kernel/json.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot } from "../kernel/types.js";
+import { entryOf, readBoard, type Board } from "./reader.js";
 import type { HistoryEntry } from "./formats.js";
 import { applyAction } from "./records.js";
 

@@ -1,9 +1,9 @@
 /** `taskgate explain` for a board task: status, owner, what is next, who may approve, what blocks it. */
-import { describeApprovers } from "../approval.js";
-import type { Config } from "../config.js";
-import { type Explanation, type NextStep } from "../model.js";
-import type { Violation } from "../types.js";
-import { entryOf, handoffPath, type Board } from "./board.js";
+import { describeApprovers } from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import { type Explanation, type NextStep } from "../kernel/model.js";
+import type { Violation } from "../kernel/types.js";
+import { entryOf, handoffPath, type Board } from "./reader.js";
 import { type Definition } from "./formats.js";
 import { rolePolicy } from "./policy.js";
 export function explainTask(config: Config, board: Board, definition: Definition, problems: Violation[]): Explanation {

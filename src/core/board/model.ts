@@ -3,16 +3,16 @@
  * claims, submissions, reviews, escalations, unblocks and releases in pull requests, and the whole
  * board at rest in audits.
  */
-import { CONFIG_PATH, type Config } from "../config.js";
-import type { RecordedChange, WorkflowModel } from "../model.js";
-import { deepEqual } from "../json.js";
-import { own } from "../objects.js";
-import { isSuspiciousPath, renderRootOf } from "../paths.js";
-import { renderBoard } from "../render/board.js";
-import type { SnapshotScope } from "../port.js";
-import { handoffPath, issuePath, readBoard } from "./board.js";
+import { CONFIG_PATH, type Config } from "../kernel/config.js";
+import type { RecordedChange, WorkflowModel } from "../kernel/model.js";
+import { deepEqual } from "../kernel/json.js";
+import { own } from "../kernel/objects.js";
+import { isSuspiciousPath, renderRootOf } from "../kernel/paths.js";
+import { renderBoard } from "./render.js";
+import type { SnapshotScope } from "../kernel/port.js";
+import { handoffPath, issuePath, readBoard } from "./reader.js";
 import { auditBoard } from "./audit.js";
-import { evaluateBoard } from "./changes.js";
+import { evaluateBoard } from "./pull-request.js";
 import { explainTask } from "./explain.js";
 import { writeBoardRecords } from "./records.js";
 

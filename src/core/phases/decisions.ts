@@ -10,13 +10,13 @@ import {
   type ApprovalJudge,
   type ApprovalSubject,
   type RecordedDecision,
-} from "../approval.js";
-import type { Config } from "../config.js";
-import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
+} from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { APPROVALS_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./tasks.js";
+import { APPROVALS_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./reader.js";
 
 /** What the bot's commits of a pull request wrote into one task. */
 export interface TaskWrites {

@@ -2,19 +2,25 @@
  * The `phases` model: judges pull requests and revisions of a repository that keeps one folder per
  * task under the tasks dir (seed workflow: research → … → referee → complete).
  */
-import { describeApprovers, gatePolicy } from "../approval.js";
-import { CONFIG_PATH, type Config } from "../config.js";
-import { emptyFindings, type Explanation, type NextStep, type RecordedChange, type WorkflowModel } from "../model.js";
-import { renderRootOf } from "../paths.js";
-import { phasesRenderPlan, renderPhases } from "../render/phases.js";
-import { staleViolations } from "../render/stale.js";
-import type { SnapshotScope } from "../port.js";
-import type { ChangedFile, FileEntry, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
-import { evaluatePhases } from "./changes.js";
+import { describeApprovers, gatePolicy } from "../kernel/approval.js";
+import { CONFIG_PATH, type Config } from "../kernel/config.js";
+import {
+  emptyFindings,
+  type Explanation,
+  type NextStep,
+  type RecordedChange,
+  type WorkflowModel,
+} from "../kernel/model.js";
+import { renderRootOf } from "../kernel/paths.js";
+import { phasesRenderPlan, renderPhases } from "./render.js";
+import { staleViolations } from "../kernel/stale.js";
+import type { SnapshotScope } from "../kernel/port.js";
+import type { ChangedFile, FileEntry, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
+import { evaluatePhases } from "./pull-request.js";
 import { writePhasesRecords } from "./records.js";
-import { checkTaskAtRest } from "./rules.js";
+import { checkTaskAtRest } from "./audit.js";
 import {
   APPROVALS_FILE,
   STATE_FILE,
@@ -24,7 +30,7 @@ import {
   readTask,
   taskIdOf,
   type PhasesTask,
-} from "./tasks.js";
+} from "./reader.js";
 
 export function createPhasesModel(config: Config, workflow: Workflow): WorkflowModel {
   const tasksDir = workflow.def.tasksDir;

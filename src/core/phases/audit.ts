@@ -3,12 +3,13 @@
  * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line (or,
  * for an adopted task, without its adoption).
  */
-import { isEmptyFile } from "../scope.js";
-import type { Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
+import { isEmptyFile } from "../kernel/scope.js";
+import type { Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { describeKind, type PhasesTask } from "./tasks.js";
+import { describeKind } from "../kernel/text.js";
+import type { PhasesTask } from "./reader.js";
 
 export interface Verdict {
   /** The deciding word, when the file has one. */

@@ -3,15 +3,15 @@
  * new history entries judged one action at a time, then the whole entry compared with what that
  * history allows), the revision, owners, and which files the change may touch.
  */
-import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../approval.js";
-import { botName, type Config } from "../config.js";
-import { deepEqual } from "../json.js";
-import { emptyFindings, type Findings } from "../model.js";
-import { own } from "../objects.js";
-import { globIndex } from "../paths.js";
-import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../scope.js";
-import type { PrContext, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
+import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../kernel/approval.js";
+import { botName, type Config } from "../kernel/config.js";
+import { deepEqual } from "../kernel/json.js";
+import { emptyFindings, type Findings } from "../kernel/model.js";
+import { own } from "../kernel/objects.js";
+import { globIndex } from "../kernel/paths.js";
+import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../kernel/scope.js";
+import type { PrContext, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
 import { ACTION_RULES, type ActionContext, type Where } from "./actions.js";
 import {
   entryOf,
@@ -22,7 +22,7 @@ import {
   retiredOwners,
   secretProblems,
   type Board,
-} from "./board.js";
+} from "./reader.js";
 import { boardBotWrites, type BoardWrites } from "./decisions.js";
 import { edgeFor, implicitEntry, type Definition, type HistoryEntry, type LedgerEntry } from "./formats.js";
 import { ownedBy, ownerKey, sameOwner } from "./owners.js";
