@@ -34,7 +34,12 @@ const PR_AUTHOR = "carol";
 // ---------------------------------------------------------------------------------------------
 // The compiled modules (imported once)
 
-const DIST_FILES = ["dist/core/service.js", "dist/core/evaluate.js", "dist/core/kernel/config.js", "dist/git/repository.js"];
+const DIST_FILES = [
+  "dist/core/service.js",
+  "dist/core/evaluate.js",
+  "dist/core/kernel/config.js",
+  "dist/git/repository.js",
+];
 for (const file of DIST_FILES) {
   if (!existsSync(join(ROOT, file))) {
     console.error(`bench: ${file} is missing: run npm run build first`);

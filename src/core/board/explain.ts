@@ -2,8 +2,9 @@
 import { describeApprovers } from "../kernel/approval.js";
 import type { Config } from "../kernel/config.js";
 import { type Explanation, type NextStep } from "../kernel/model.js";
-import type { Violation } from "../kernel/types.js";
-import { entryOf, handoffPath, type Board } from "./reader.js";
+import type { Snapshot, Violation } from "../kernel/types.js";
+import { auditBoard } from "./audit.js";
+import { entryOf, handoffPath, readBoard, type Board } from "./reader.js";
 import { type Definition } from "./formats.js";
 import { rolePolicy } from "./policy.js";
 export function explainTask(config: Config, board: Board, definition: Definition, problems: Violation[]): Explanation {
@@ -83,4 +84,17 @@ export function explainTask(config: Config, board: Board, definition: Definition
         : reviewers,
     problems,
   };
+}
+
+/** The explanation of a board task at a revision, with the audit's problems of that task. */
+export function explainBoardTask(config: Config, snapshot: Snapshot, id: string): Explanation | undefined {
+  const board = readBoard(snapshot, config.board);
+  const definition = board.definitions.get(id);
+  if (!definition) return undefined;
+  return explainTask(
+    config,
+    board,
+    definition,
+    auditBoard(config, snapshot).violations.filter((item) => item.task === id),
+  );
 }

@@ -7,7 +7,7 @@
 import type { BotRecord, Snapshot } from "../kernel/types.js";
 import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { APPROVALS_FILE, STATE_FILE } from "./reader.js";
+import { APPROVALS_FILE, STATE_FILE, taskIdOf } from "./reader.js";
 
 /** An approval line: `{phase}:approved|{ISO-8601}|{login}`. */
 export function approvalLine(phase: string, at: string, login: string): string {
@@ -60,4 +60,13 @@ export function writePhasesRecords(
     out.set(path, log);
   }
   return out;
+}
+
+/** The files that hold the bot's records: every task's `.state` and `.state.approvals`. */
+export function phasesRecordFiles(snapshot: Snapshot, tasksDir: string): string[] {
+  return [...snapshot.files.keys()].filter(
+    (path) =>
+      taskIdOf(path, tasksDir) !== undefined &&
+      (path.endsWith(`/${STATE_FILE}`) || path.endsWith(`/${APPROVALS_FILE}`)),
+  );
 }
