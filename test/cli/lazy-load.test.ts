@@ -96,8 +96,10 @@ function sourcesOf(url: string): string[] {
   if (outputs && isBundled(path)) {
     const output = outputs[inside];
     if (!output) throw new Error(`${inside} is not in dist/bundle/meta.json: run \`npm run build\` again`);
-    return Object.keys(output.inputs)
-      .filter((input) => !input.startsWith("taskgate-builtin:")) // a Node.js builtin, as the plugin names it
+    return Object.entries(output.inputs)
+      .filter(([input]) => !input.startsWith("taskgate-builtin:")) // a Node.js builtin, as the plugin names it
+      .filter(([, input]) => input.bytesInOutput > 0) // a barrel's re-exports, or types only: no code of it runs
+      .map(([input]) => input)
       .map((input) => (input.includes("node_modules/") ? `/${input}` : input));
   }
   return [inside.replace(/^dist\//, "src/").replace(/\.js$/, ".ts")];
@@ -107,7 +109,7 @@ function isBundled(path: string): boolean {
   return readFileSync(path, "utf8").startsWith("// taskgate's bundled CLI");
 }
 
-let outputs: Record<string, { inputs: Record<string, unknown> }> | undefined | null = null;
+let outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> | undefined | null = null;
 function bundleOutputs() {
   if (outputs === null) {
     const meta = join(ROOT, "dist/bundle/meta.json");
