@@ -30,7 +30,7 @@ if (!existsSync(join(ROOT, "dist/core/service.js"))) {
 const load = (file) => import(pathToFileURL(join(ROOT, file)).href);
 const { auditRevision, checkPullRequest, loadConfig } = await load("dist/core/service.js");
 const { GitRepository } = await load("dist/git/repository.js");
-const { readLimits } = await load("dist/core/config.js");
+const { readLimits } = await load("dist/core/kernel/config.js");
 
 // ---------------------------------------------------------------------------------------------
 // The synthetic board (bench/repos.mjs): `main` with the rendered status files, branch `pr` with the

@@ -34,7 +34,12 @@ const PR_AUTHOR = "carol";
 // ---------------------------------------------------------------------------------------------
 // The compiled modules (imported once)
 
-const DIST_FILES = ["dist/core/service.js", "dist/core/evaluate.js", "dist/core/config.js", "dist/git/repository.js"];
+const DIST_FILES = [
+  "dist/core/service.js",
+  "dist/core/evaluate.js",
+  "dist/core/kernel/config.js",
+  "dist/git/repository.js",
+];
 for (const file of DIST_FILES) {
   if (!existsSync(join(ROOT, file))) {
     console.error(`bench: ${file} is missing: run npm run build first`);
@@ -46,7 +51,7 @@ warnIfDistIsStale();
 const load = (file) => import(pathToFileURL(join(ROOT, file)).href);
 const { auditRevision, checkPullRequest, loadConfig } = await load("dist/core/service.js");
 const { audit } = await load("dist/core/evaluate.js");
-const { readLimits } = await load("dist/core/config.js");
+const { readLimits } = await load("dist/core/kernel/config.js");
 const { GitRepository } = await load("dist/git/repository.js");
 
 /** Warns when a source file is newer than its compiled output: the bench would time old code. */

@@ -4,7 +4,7 @@
  * GitHub its first question while the rest of the Action loads.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { CONFIG_PATH } from "../core/config-path.js";
+import { CONFIG_PATH } from "../core/index.js";
 import type { Runner } from "./runner.js";
 
 export type Mode = "check" | "audit" | "render";

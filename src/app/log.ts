@@ -5,7 +5,7 @@
  */
 import { getTransformStream } from "@probot/pino";
 import { pino, type DestinationStream, type Logger } from "pino";
-import { redactSecrets } from "../core/secrets.js";
+import { redactSecrets } from "../core/index.js";
 
 /** What is kept of an error: its type and one line, its first inner error for an aggregate. */
 export function serializeError(error: unknown): { type: string; message: string } {

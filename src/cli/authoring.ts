@@ -9,28 +9,33 @@ import { existsSync } from "node:fs";
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import {
+  type Authored,
+  AuthoringRefusal,
+  type BoardContext,
+  canEdit,
   claimTask,
+  type Config,
   escalateTask,
+  type GivenFile,
+  isLogin,
   listTasks,
+  loadConfig,
+  moveTask,
+  newTask,
   nextTask,
+  readLimits,
   reassignTask,
+  redactSecrets,
   releaseExternal,
+  RepositoryError,
+  STATUSES,
   submitTask,
   taskPacket,
-  type BoardContext,
-  type GivenFile,
   type TaskRow,
-} from "../core/authoring/board.js";
-import { AuthoringRefusal, type Authored } from "../core/authoring/change.js";
-import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../core/authoring/phases.js";
-import { STATUSES } from "../core/board/formats.js";
-import { isLogin } from "../core/board/owners.js";
-import { readLimits, type Config } from "../core/config.js";
-import { RepositoryError } from "../core/port.js";
-import type { WorkflowModel } from "../core/model.js";
-import { redactSecrets } from "../core/secrets.js";
-import { loadConfig } from "../core/service.js";
-import type { Report, Snapshot, Violation } from "../core/types.js";
+  taskScope,
+  upgradeTasks,
+} from "../core/index.js";
+import type { Report, Snapshot, Violation, WorkflowModel } from "../core/index.js";
 import { GitRepository } from "../git/repository.js";
 import { JOURNAL_FILE, LOCK_FILE, UNLOCK_LOG, recover, transaction, unlock } from "../git/transaction.js";
 import { WorkTree } from "../git/worktree.js";

@@ -1,6 +1,5 @@
 /** Text output for people: one line per problem (file:line, code, message), its hint, then a summary. */
-import type { Explanation } from "../core/model.js";
-import type { Pending, Report, Violation } from "../core/types.js";
+import type { Explanation, Pending, Report, Violation } from "../core/index.js";
 
 function location(item: Violation): string {
   if (!item.path) return item.task ? `task ${item.task}` : "(pull request)";

@@ -21,9 +21,8 @@ import { chmod, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/pr
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { RefNotFoundError, RepositoryError } from "../core/port.js";
-import { redactDeep } from "../core/secrets.js";
-import type { Report } from "../core/types.js";
+import { redactDeep, RefNotFoundError, RepositoryError } from "../core/index.js";
+import type { Report } from "../core/index.js";
 import { GitRepository } from "../git/repository.js";
 import { formatReport } from "./format.js";
 import { EXIT, UsageError, type CliIo } from "./io.js";
@@ -289,7 +288,7 @@ async function runHook(io: CliIo, repoDir: string, json: boolean): Promise<numbe
   const staged = await commitTree(repoDir, tree);
   const author = await actingLogin(io, repoDir);
   // The core's rules load here, once there is a change to judge: install and uninstall never need them.
-  const { checkPullRequest } = await import("../core/service.js");
+  const { checkPullRequest } = await import("./use-cases.js");
   const report = await checkPullRequest(repo, { base: "HEAD", head: staged, ...(author && { pr: { author } }) });
   if (json) printJson(io, reportJson(report));
   else {

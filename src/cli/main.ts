@@ -12,8 +12,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { PrInput, RenderResult } from "../core/service.js";
-import type { Report } from "../core/types.js";
+import type { PrInput, RenderResult, Report } from "../core/index.js";
 import type { WorkTree } from "../git/worktree.js";
 import { AUTHORING_COMMANDS } from "./commands.js";
 import { EXIT, IdentityError, PrFileError, UsageError, type CliIo } from "./io.js";
@@ -83,7 +82,7 @@ export async function main(argv: readonly string[], raw: CliIo): Promise<number>
     raw.stdout(`${VERSION}\n`);
     return EXIT.ok;
   }
-  const { redactDeep, redactSecrets } = await import("../core/secrets.js");
+  const { redactDeep, redactSecrets } = await import("./redact.js");
   const io: CliIo = {
     ...raw,
     stdout: (text) => raw.stdout(redactSecrets(text)),
@@ -140,20 +139,20 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
         if (!values.base || !values.head) throw new UsageError("check needs --base REF and --head REF");
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
         const pr = values.pr ? await readPrFile(resolve(io.cwd, values.pr)) : undefined;
-        const [{ checkPullRequest }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
+        const [{ checkPullRequest }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
         const report = await checkPullRequest(repo, { base: values.base, head: values.head, ...(pr && { pr }) });
         return await printReport(io, report, json, `check ${values.base}...${values.head}`);
       }
       case "audit": {
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const [{ auditRevision }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
+        const [{ auditRevision }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
         const report = await auditRevision(repo, values.ref ?? "HEAD");
         return await printReport(io, report, json, `audit ${values.ref ?? "HEAD"}`);
       }
       case "explain": {
         if (positionals.length !== 1) throw new UsageError("explain needs exactly one task id");
         const id = positionals[0]!;
-        const [{ explainTask }, repo] = await Promise.all([import("../core/service.js"), openRepository(repoDir)]);
+        const [{ explainTask }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
         const result = await explainTask(repo, values.ref ?? "HEAD", id);
         if (!result.found) {
           const hint = !result.configured
@@ -169,7 +168,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
           );
         }
         const [{ redactDeep }, { formatExplanation }] = await Promise.all([
-          import("../core/secrets.js"),
+          import("./redact.js"),
           import("./format.js"),
         ]);
         const explanation = redactDeep(result.explanation);
@@ -180,7 +179,7 @@ async function run(argv: readonly string[], io: CliIo): Promise<number> {
       case "render": {
         if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
         const [{ renderStatus }, { WorkTree }, repo] = await Promise.all([
-          import("../core/service.js"),
+          import("./use-cases.js"),
           import("../git/worktree.js"),
           openRepository(repoDir),
         ]);
@@ -359,8 +358,8 @@ async function handleError(io: CliIo, json: boolean, error: unknown): Promise<nu
   // Only a command that loaded the service can have thrown its ConfigError: the import is free then.
   if (error instanceof Error && error.name === "ConfigError") {
     const [{ ConfigError }, { configReport }, { formatReport }] = await Promise.all([
-      import("../core/service.js"),
-      import("../core/judge.js"),
+      import("./use-cases.js"),
+      import("./use-cases.js"),
       import("./format.js"),
     ]);
     if (error instanceof ConfigError) {
@@ -376,7 +375,7 @@ async function handleError(io: CliIo, json: boolean, error: unknown): Promise<nu
     return EXIT.usage;
   }
   if (error instanceof IdentityError) return fail(io, json, error.message, error.hint);
-  const { RefNotFoundError, RepositoryError } = await import("../core/port.js");
+  const { RefNotFoundError, RepositoryError } = await import("./failures.js");
   if (error instanceof RefNotFoundError || error instanceof RepositoryError || error instanceof PrFileError) {
     return fail(io, json, error.message, error.hint);
   }

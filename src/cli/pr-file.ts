@@ -3,8 +3,8 @@
  * GitHub's own shapes. Parse and schema errors name the JSON path and the line.
  */
 import * as z from "zod";
-import { parseJsonFile } from "../core/json.js";
-import type { PrInput } from "../core/service.js";
+import { parseJsonFile } from "../core/index.js";
+import type { PrInput } from "../core/index.js";
 import { PrFileError } from "./io.js";
 
 export { PrFileError } from "./io.js";

@@ -6,7 +6,7 @@
  */
 import { createBoardModel } from "./board/model.js";
 import { createPhasesModel } from "./phases/model.js";
-import { registerPresetModels } from "./presets/models.js";
+import { registerPresetModels } from "./presets.js";
 
 registerPresetModels({ board: createBoardModel, phases: createPhasesModel });
 

@@ -4,11 +4,11 @@
  * status files are brought up to date. Pure: the GitHub flow commits what this returns, and the audit
  * recomputes it to tell a genuine follow-up of the bot from any other commit on the default branch.
  */
-import type { Config } from "./config.js";
+import type { Config } from "./kernel/config.js";
 import { audit, writeRecords } from "./evaluate.js";
-import type { WorkflowModel } from "./model.js";
-import { renderRootOf } from "./paths.js";
-import type { BotRecord, FileEntry, Snapshot } from "./types.js";
+import type { WorkflowModel } from "./kernel/model.js";
+import { renderRootOf } from "./kernel/paths.js";
+import type { BotRecord, FileEntry, Snapshot } from "./kernel/types.js";
 
 const encoder = new TextEncoder();
 

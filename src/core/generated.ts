@@ -5,8 +5,8 @@
  */
 import * as z from "zod";
 import { DefinitionsSchema, LedgerSchema } from "./board/formats.js";
-import { ConfigSchema } from "./config.js";
-import { VIOLATIONS } from "./violations.js";
+import { ConfigSchema } from "./kernel/config.js";
+import { VIOLATIONS } from "./kernel/violations.js";
 
 /** The JSON Schema of `.github/taskgate.yml`, as committed in docs/taskgate.schema.json. */
 export function configJsonSchema(): Record<string, unknown> {
@@ -23,7 +23,7 @@ function violationsMarkdown(): string {
     "how to fix it: `{code, task?, path?, line?, message, hint}`. The codes are stable; scripts may rely on them.",
     "`approval-required` is the only code that is not a failure: it marks a gate waiting for a review.",
     "",
-    "This file is generated from `src/core/violations.ts` by `npm run schema`.",
+    "This file is generated from `src/core/kernel/violations.ts` by `npm run schema`.",
     "",
     "| code | meaning | usual fix |",
     "| --- | --- | --- |",

@@ -13,7 +13,7 @@ export {
   type Config,
   type ConfigIssue,
   type ConfigResult,
-} from "./config.js";
+} from "./kernel/config.js";
 export {
   ConfigError,
   MAX_REVISIONS,
@@ -28,10 +28,43 @@ export {
   type PrInput,
   type PrInputCommit,
 } from "./service.js";
-export { RefNotFoundError, RepositoryError, type ReadLimits, type SnapshotScope, type TaskRepository } from "./port.js";
-export { isBotCommit, isBotLogin, reviewKey } from "./approval.js";
-export { coAuthorsOf, noreplyLogin, parseIdentity, type GitIdentity } from "./trailers.js";
-export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./violations.js";
-export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
-export type { Explanation, NextStep, WorkflowModel } from "./model.js";
-export type * from "./types.js";
+export {
+  RefNotFoundError,
+  RepositoryError,
+  type ReadLimits,
+  type SnapshotScope,
+  type TaskRepository,
+} from "./kernel/port.js";
+export { isBotCommit, isBotLogin, reviewKey } from "./kernel/approval.js";
+export { coAuthorsOf, noreplyLogin, parseIdentity, type GitIdentity } from "./kernel/trailers.js";
+export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./kernel/violations.js";
+export { redactSecrets, scanSecrets, type SecretFinding } from "./kernel/secrets.js";
+export type { Explanation, NextStep, WorkflowModel } from "./kernel/model.js";
+export type * from "./kernel/types.js";
+export { configReport } from "./kernel/report.js";
+export { botLogins } from "./kernel/config.js";
+export { redactDeep } from "./kernel/secrets.js";
+export { folderOf, limitFor, scopeMatcher } from "./kernel/port.js";
+export { parseJsonFile } from "./kernel/json.js";
+export { principalMatcher } from "./kernel/approval.js";
+export { renderRootOf } from "./kernel/paths.js";
+export { fingerprint, mermaidLabel, table } from "./kernel/markdown.js";
+export { AuthoringRefusal, type Authored, type FileChange } from "./kernel/change.js";
+export { followUpChanges } from "./followups.js";
+export type { RenderResult } from "./service.js";
+export { canEdit, moveTask, newTask, taskScope, upgradeTasks, type PhasesContext } from "./phases/authoring.js";
+export {
+  claimTask,
+  escalateTask,
+  listTasks,
+  nextTask,
+  reassignTask,
+  releaseExternal,
+  submitTask,
+  taskPacket,
+  type BoardContext,
+  type GivenFile,
+  type TaskRow,
+} from "./board/authoring.js";
+export { STATUSES } from "./board/formats.js";
+export { isLogin } from "./board/owners.js";

@@ -1,18 +1,20 @@
 /**
  * The two pure entry points: `evaluate(config, base, head, pr)` judges a pull request and
  * `audit(config, snapshot)` judges a revision. Both return a `Report` and never throw on bad input.
- * They judge with the presets loaded so far (presets/models.ts): import them from `evaluate.ts`, which
+ * They judge with the presets loaded so far (presets.ts): import them from `evaluate.ts`, which
  * loads both, unless the config was read by `loadConfig`, which loads the one it names.
  */
-import { CONFIG_PATH, locateIssues, parseConfig, type Config, type ConfigIssue } from "./config.js";
-import type { Findings, WorkflowModel } from "./model.js";
-import { renderRootOf } from "./paths.js";
-import { presetModel } from "./presets/models.js";
-import { PHASES_PRESET } from "./presets/phases.js";
-import type { BotRecord, Conclusion, PrContext, Report, Snapshot, Violation } from "./types.js";
-import { redactDeep } from "./secrets.js";
-import { violation } from "./violations.js";
-import { buildWorkflow, mergeWorkflow, type WorkflowResult } from "./workflow.js";
+import { CONFIG_PATH, locateIssues, parseConfig, type Config, type ConfigIssue } from "./kernel/config.js";
+import type { WorkflowModel } from "./kernel/model.js";
+import { renderRootOf } from "./kernel/paths.js";
+import { presetModel } from "./presets.js";
+import { buildReport, configReport } from "./kernel/report.js";
+import type { BotRecord, PrContext, Report, Snapshot, Violation } from "./kernel/types.js";
+import { violation } from "./kernel/violations.js";
+import { workflowOf } from "./phases/preset.js";
+
+export { buildReport, configReport, neutralReport } from "./kernel/report.js";
+export { workflowOf } from "./phases/preset.js";
 
 export type ModelResult = { ok: true; model: WorkflowModel } | { ok: false; issues: ConfigIssue[] };
 
@@ -37,11 +39,6 @@ export function createModel(config: Config): ModelResult {
   const overlap = renderOverlap(config, [built.workflow.def.tasksDir]);
   if (overlap) return { ok: false, issues: [overlap] };
   return { ok: true, model: presetModel("phases")(config, built.workflow) };
-}
-
-/** The phases workflow a config describes: the preset with the config's overrides, checked. */
-export function workflowOf(config: Config): WorkflowResult {
-  return buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
 }
 
 /**
@@ -90,79 +87,6 @@ export function writeRecords(
   const created = createModel(config);
   if (!created.ok) throw new Error(created.issues.map((issue) => issue.message).join("; "));
   return created.model.writeRecords(snapshot, records, options);
-}
-
-/**
- * Orders findings deterministically and derives the conclusion. Every string of the report passes
- * the secret redactor: messages quote paths, ids, owners and review bodies that users wrote.
- */
-export function buildReport(findings: Findings, what: string): Report {
-  return redactDeep(orderedReport(findings, what));
-}
-
-function orderedReport(findings: Findings, what: string): Report {
-  const violations = sortViolations(dedupe(findings.violations));
-  const pending = sortViolations(findings.pending);
-  const conclusion: Conclusion = violations.length > 0 ? "failure" : pending.length > 0 ? "action_required" : "success";
-  const parts = [`${violations.length} violation(s)`, `${pending.length} pending approval(s)`];
-  if (findings.records.length > 0) parts.push(`${findings.records.length} record(s) to commit`);
-  return {
-    conclusion,
-    violations,
-    pending,
-    transitions: findings.transitions,
-    records: findings.records,
-    summary: `${conclusion}: ${what}; ${parts.join(", ")}`,
-  };
-}
-
-export function neutralReport(reason: string): Report {
-  return {
-    conclusion: "neutral",
-    violations: [],
-    pending: [],
-    transitions: [],
-    records: [],
-    summary: `neutral: ${reason}`,
-  };
-}
-
-export function configReport(issues: readonly ConfigIssue[], path = ".github/taskgate.yml"): Report {
-  return buildReport(
-    {
-      violations: issues.map((issue) =>
-        violation("config-invalid", {
-          path,
-          ...(issue.line !== undefined && { line: issue.line }),
-          message: `${issue.path ? `${issue.path}: ` : ""}${issue.message}`,
-        }),
-      ),
-      pending: [],
-      transitions: [],
-      records: [],
-    },
-    "configuration",
-  );
-}
-
-function sortViolations<T extends Violation>(items: readonly T[]): T[] {
-  return [...items].sort(
-    (a, b) =>
-      (a.path ?? "").localeCompare(b.path ?? "") ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      a.code.localeCompare(b.code) ||
-      a.message.localeCompare(b.message),
-  );
-}
-
-function dedupe(items: readonly Violation[]): Violation[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const key = `${item.code}\u0000${item.path ?? ""}\u0000${item.line ?? ""}\u0000${item.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 /** Problems of the config a PR proposes: its own YAML/schema errors and an unsound workflow. */

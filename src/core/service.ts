@@ -2,15 +2,15 @@
  * Use cases over the repository port: check a pull request, audit a revision, explain a task. These
  * read through `TaskRepository` (git locally, GitHub in the app) and hand snapshots to the pure core.
  */
-import { CONFIG_PATH, locateIssues, parseConfig, readLimits, type Config, type ConfigIssue } from "./config.js";
+import { CONFIG_PATH, locateIssues, parseConfig, readLimits, type Config, type ConfigIssue } from "./kernel/config.js";
 import { audit, createModel, evaluate, neutralReport } from "./judge.js";
-import type { Explanation, WorkflowModel } from "./model.js";
-import { renderRootOf } from "./paths.js";
-import { loadPresetModel } from "./presets/models.js";
-import { staleness } from "./render/stale.js";
-import { isBotCommit, latestDecisions } from "./approval.js";
-import type { ReadLimits, SnapshotScope, TaskRepository } from "./port.js";
-import type { PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./types.js";
+import type { Explanation, WorkflowModel } from "./kernel/model.js";
+import { renderRootOf } from "./kernel/paths.js";
+import { loadPresetModel } from "./presets.js";
+import { staleness } from "./kernel/stale.js";
+import { isBotCommit, latestDecisions } from "./kernel/approval.js";
+import type { ReadLimits, SnapshotScope, TaskRepository } from "./kernel/port.js";
+import type { PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./kernel/types.js";
 
 /** A configuration that cannot be used: the caller reports it (CLI exit code 2). */
 export class ConfigError extends Error {

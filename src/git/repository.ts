@@ -20,17 +20,17 @@ import { StringDecoder } from "node:string_decoder";
 import { join, resolve as resolvePath } from "node:path";
 
 import {
-  RefNotFoundError,
-  RepositoryError,
   folderOf,
   limitFor,
-  scopeMatcher,
+  parseIdentity,
   type ReadLimits,
+  RefNotFoundError,
+  RepositoryError,
+  scopeMatcher,
   type SnapshotScope,
   type TaskRepository,
-} from "../core/port.js";
-import { parseIdentity } from "../core/trailers.js";
-import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/types.js";
+} from "../core/index.js";
+import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/index.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;

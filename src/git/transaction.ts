@@ -27,7 +27,7 @@
 import { appendFile, lstat, mkdir, open, readFile, rename, rm, rmdir, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { RepositoryError } from "../core/port.js";
+import { RepositoryError } from "../core/index.js";
 import { linkedFolder } from "./worktree.js";
 
 export const LOCK_FILE = ".taskgate.lock";

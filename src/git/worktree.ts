@@ -5,8 +5,8 @@
  */
 import { lstat, mkdir, readFile, readdir, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { RepositoryError, limitFor, type ReadLimits, type SnapshotScope } from "../core/port.js";
-import type { FileEntry, Snapshot } from "../core/types.js";
+import { limitFor, type ReadLimits, RepositoryError, type SnapshotScope } from "../core/index.js";
+import type { FileEntry, Snapshot } from "../core/index.js";
 
 const DEFAULT_LIMIT = 1048576;
 

@@ -4,8 +4,8 @@
  * (Octokit's `RequestError` with its `status`) or, for GraphQL, as `GitHubGraphQLError`.
  */
 import type { Octokit as RestOctokit } from "@octokit/rest";
-import type { Permission, Review } from "../core/types.js";
-import { CONFIG_PATH } from "../core/config-path.js";
+import { CONFIG_PATH } from "../core/index.js";
+import type { Permission, Review } from "../core/index.js";
 import {
   CREATE_COMMIT,
   DEFAULT_BRANCH,

@@ -16,16 +16,23 @@
  * branch brings every task file it changed back to what it was before it, or it leaves the window.
  * Reads go through a local checkout when there is one (the Action), else through the API (the app).
  */
-import { isBotCommit } from "../core/approval.js";
-import { CONFIG_PATH, botLogins, readLimits, type Config } from "../core/config.js";
-import { buildReport, neutralReport } from "../core/evaluate.js";
-import { followUpChanges } from "../core/followups.js";
-import type { WorkflowModel } from "../core/model.js";
-import { renderRootOf } from "../core/paths.js";
-import type { SnapshotScope, TaskRepository } from "../core/port.js";
-import { ConfigError, auditRevision, checkPullRequest, loadConfig } from "../core/service.js";
-import type { PrCommit, Report, Violation } from "../core/types.js";
-import { violation } from "../core/violations.js";
+import {
+  auditRevision,
+  botLogins,
+  buildReport,
+  checkPullRequest,
+  type Config,
+  CONFIG_PATH,
+  ConfigError,
+  followUpChanges,
+  isBotCommit,
+  loadConfig,
+  neutralReport,
+  readLimits,
+  renderRootOf,
+  violation,
+} from "../core/index.js";
+import type { PrCommit, Report, SnapshotScope, TaskRepository, Violation, WorkflowModel } from "../core/index.js";
 import type { CommitLandings, GitHubApi, IssueData, Landing } from "./api.js";
 import type { Logger } from "./flow.js";
 import { writtenBy, type Self } from "./identity.js";

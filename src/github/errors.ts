@@ -3,7 +3,7 @@
  * is told to a person: one line naming the host or the cause and what to check, never a payload, a
  * stack or a token.
  */
-import { redactSecrets } from "../core/secrets.js";
+import { redactSecrets } from "../core/index.js";
 
 /** Is `error` an answer of GitHub's with one of these HTTP statuses? */
 export function isStatus(error: unknown, ...statuses: number[]): boolean {

@@ -3,10 +3,8 @@
  * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
  * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
  */
-import { CONFIG_PATH, botLogins, readLimits } from "../core/config.js";
-import { writeRecords } from "../core/evaluate.js";
-import { renderRootOf } from "../core/paths.js";
-import type { Report, Snapshot } from "../core/types.js";
+import { botLogins, CONFIG_PATH, readLimits, renderRootOf, writeRecords } from "../core/index.js";
+import type { Report, Snapshot } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { isStatus } from "./errors.js";
 import type { Self } from "./identity.js";

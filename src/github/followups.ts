@@ -7,11 +7,8 @@
  * branch is moved only while every commit on it is taskgate's, and only taskgate's own pull request
  * from it is updated: a person's work there is never thrown away, nor their pull request taken over.
  */
-import { CONFIG_PATH, readLimits, type Config } from "../core/config.js";
-import { followUpChanges } from "../core/followups.js";
-import { isBotCommit } from "../core/approval.js";
-import type { TaskRepository } from "../core/port.js";
-import { loadConfig } from "../core/service.js";
+import { type Config, CONFIG_PATH, followUpChanges, isBotCommit, loadConfig, readLimits } from "../core/index.js";
+import type { TaskRepository } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { isStatus } from "./errors.js";
 import type { Logger } from "./flow.js";

@@ -9,7 +9,7 @@
  * the text reads the same, and GitHub no longer recognises it. Every rule leaves behind nothing it
  * would act on again, so applying a function twice still gives inert text.
  */
-import { redactSecrets } from "../core/secrets.js";
+import { redactSecrets } from "../core/index.js";
 
 const ZWSP = "\u200b";
 

@@ -7,15 +7,30 @@
  * GraphQL batch of the task files, permissions and team members. Lists GitHub caps are never judged
  * as if complete, nor a folder GitHub cuts short.
  */
-import { principalMatcher } from "../core/approval.js";
-import { CONFIG_PATH, parseConfig, readLimits, type Config } from "../core/config.js";
-import { renderRootOf } from "../core/paths.js";
-import { buildReport, configReport, createModel, evaluate, neutralReport } from "../core/evaluate.js";
-import type { WorkflowModel } from "../core/model.js";
-import type { SnapshotScope } from "../core/port.js";
-import { wantedRevisions } from "../core/service.js";
-import type { PrContext, Report, RevisionView, Snapshot, Violation } from "../core/types.js";
-import { violation } from "../core/violations.js";
+import {
+  buildReport,
+  type Config,
+  CONFIG_PATH,
+  configReport,
+  createModel,
+  evaluate,
+  neutralReport,
+  parseConfig,
+  principalMatcher,
+  readLimits,
+  renderRootOf,
+  violation,
+  wantedRevisions,
+} from "../core/index.js";
+import type {
+  PrContext,
+  Report,
+  RevisionView,
+  Snapshot,
+  SnapshotScope,
+  Violation,
+  WorkflowModel,
+} from "../core/index.js";
 import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
 import { GitHubRepository, MissingCommitError, TruncatedTreeError, linkCoAuthors, prCommitsOf } from "./repository.js";
 import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";

@@ -22,9 +22,14 @@
  *   as if complete: `CappedListError`.
  * - `mergeBase`: the same comparison (cached per pair).
  */
-import { RefNotFoundError, type ReadLimits, type SnapshotScope, type TaskRepository } from "../core/port.js";
-import { coAuthorsOf } from "../core/trailers.js";
-import type { ChangedFile, PrCommit, Snapshot } from "../core/types.js";
+import {
+  coAuthorsOf,
+  type ReadLimits,
+  RefNotFoundError,
+  type SnapshotScope,
+  type TaskRepository,
+} from "../core/index.js";
+import type { ChangedFile, PrCommit, Snapshot } from "../core/index.js";
 import { MAX_COMMITS, type BlobData, type Comparison, type FolderListing, type GitHubApi } from "./api.js";
 import {
   Tree,

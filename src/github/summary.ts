@@ -6,9 +6,8 @@
  * no live mention, link, image, reference or HTML (`inert.ts`); secrets are redacted on the final
  * text, before it is shortened.
  */
-import { fingerprint, mermaidLabel, table } from "../core/render/markdown.js";
-import { redactDeep } from "../core/secrets.js";
-import type { Pending, Report, Violation } from "../core/types.js";
+import { fingerprint, mermaidLabel, redactDeep, table } from "../core/index.js";
+import type { Pending, Report, Violation } from "../core/index.js";
 import { finalText, inertMarkdown as cell, inertPlain } from "./inert.js";
 
 /** GitHub refuses a check run summary or a comment body above this many characters. */

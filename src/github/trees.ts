@@ -8,8 +8,8 @@
  * comparison per file; `GitHubRepository` lists what a read needs before it runs.
  */
 import { createHash } from "node:crypto";
-import { limitFor, type ReadLimits, type SnapshotScope } from "../core/port.js";
-import type { ChangedFile, FileEntry, Snapshot } from "../core/types.js";
+import { limitFor, type ReadLimits, type SnapshotScope } from "../core/index.js";
+import type { ChangedFile, FileEntry, Snapshot } from "../core/index.js";
 import type { BlobData, FolderEntry, TreeListing } from "./api.js";
 
 const MODE_SYMLINK = "120000";

@@ -5,7 +5,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildReport } from "../../src/core/evaluate.js";
-import { violation } from "../../src/core/violations.js";
+import { violation } from "../../src/core/kernel/violations.js";
 import { COMMENT_MARKER, GITHUB_TEXT_LIMIT, checkOutput } from "../../src/github/summary.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/kernel/config.js";
 import { writeRecords } from "../../src/core/evaluate.js";
-import type { BotRecord } from "../../src/core/types.js";
+import type { BotRecord } from "../../src/core/kernel/types.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
 

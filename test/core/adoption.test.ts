@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { audit, workflowOf, writeRecords } from "../../src/core/evaluate.js";
 import { gatesBefore, placeByArtifacts } from "../../src/core/phases/adoption.js";
-import type { Report, Snapshot } from "../../src/core/types.js";
-import type { Workflow } from "../../src/core/workflow.js";
+import type { Report, Snapshot } from "../../src/core/kernel/types.js";
+import type { Workflow } from "../../src/core/phases/workflow.js";
 import {
   AT,
   LATER,

@@ -13,8 +13,8 @@ import {
   releaseExternal,
   submitTask,
   taskPacket,
-} from "../../src/core/authoring/board.js";
-import { AuthoringRefusal, type Authored } from "../../src/core/authoring/change.js";
+} from "../../src/core/board/authoring.js";
+import { AuthoringRefusal, type Authored } from "../../src/core/kernel/change.js";
 import { board, claimed, def, entry } from "../helpers/board.js";
 import { config, snapshot, type FileSpec } from "../helpers/memory.js";
 

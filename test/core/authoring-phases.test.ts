@@ -3,8 +3,8 @@
  * would write, the judgement of writing them, and the refusals with their codes and hints.
  */
 import { describe, expect, it } from "vitest";
-import { AuthoringRefusal } from "../../src/core/authoring/change.js";
-import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../../src/core/authoring/phases.js";
+import { AuthoringRefusal } from "../../src/core/kernel/change.js";
+import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../../src/core/phases/authoring.js";
 import { SPEC, codes, phases, snapshot, task, type FileSpec } from "../helpers/phases.js";
 
 const ctx = (files: Record<string, FileSpec>, actor = "carol") => ({

@@ -12,9 +12,9 @@ import {
   type AuditRule,
   type EntryRule,
 } from "../../src/core/board/audit.js";
-import { readBoard } from "../../src/core/board/board.js";
-import { renderRootOf } from "../../src/core/config.js";
-import { emptyFindings, type Findings } from "../../src/core/model.js";
+import { readBoard } from "../../src/core/board/reader.js";
+import { renderRootOf } from "../../src/core/kernel/config.js";
+import { emptyFindings, type Findings } from "../../src/core/kernel/model.js";
 import { board, claimed, def, entry, escalated, inReview, resolverDoneBoard, step } from "../helpers/board.js";
 import { config, snapshot, type FileSpec } from "../helpers/memory.js";
 

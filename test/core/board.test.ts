@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { audit, evaluate } from "../../src/core/evaluate.js";
-import { scanSecrets } from "../../src/core/secrets.js";
-import type { Report } from "../../src/core/types.js";
+import { scanSecrets } from "../../src/core/kernel/secrets.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import {
   approve,

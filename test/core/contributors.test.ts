@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/core/evaluate.js";
-import { coAuthorsOf, noreplyLogin, parseIdentity, trailersOf } from "../../src/core/trailers.js";
-import type { Report } from "../../src/core/types.js";
+import { coAuthorsOf, noreplyLogin, parseIdentity, trailersOf } from "../../src/core/kernel/trailers.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { approve, botStep, config, prHistory, task, type PrSpec, type Step } from "../helpers/memory.js";
 
 const START = task("t1", "research", { "SPEC.md": "# Spec\nwhat and why\n" });

@@ -8,7 +8,7 @@ import {
   positionKey,
   syntaxErrorOffset,
   tooDeep,
-} from "../../src/core/json.js";
+} from "../../src/core/kernel/json.js";
 
 describe("deepEqual", () => {
   it.each([

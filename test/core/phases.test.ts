@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { audit, evaluate } from "../../src/core/evaluate.js";
-import type { Report } from "../../src/core/types.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import {
   SPEC,
   approve,

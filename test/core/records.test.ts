@@ -3,12 +3,12 @@
  * check when the bot commits what it wrote.
  */
 import { describe, expect, it } from "vitest";
-import { readBoard } from "../../src/core/board/board.js";
+import { readBoard } from "../../src/core/board/reader.js";
 import { evaluate, writeRecords } from "../../src/core/evaluate.js";
-import { readTask } from "../../src/core/phases/tasks.js";
-import type { BotRecord, Report } from "../../src/core/types.js";
-import { PHASES_PRESET } from "../../src/core/presets/phases.js";
-import { buildWorkflow, mergeWorkflow, type Workflow } from "../../src/core/workflow.js";
+import { readTask } from "../../src/core/phases/reader.js";
+import type { BotRecord, Report } from "../../src/core/kernel/types.js";
+import { PHASES_PRESET } from "../../src/core/phases/preset.js";
+import { buildWorkflow, mergeWorkflow, type Workflow } from "../../src/core/phases/workflow.js";
 import { board, claimed, def, entry, escalated, inReview, step } from "../helpers/board.js";
 import {
   AT,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createModel, audit } from "../../src/core/evaluate.js";
-import type { WorkflowModel } from "../../src/core/model.js";
+import type { WorkflowModel } from "../../src/core/kernel/model.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import { config, snapshot, task, type FileSpec } from "../helpers/memory.js";
 

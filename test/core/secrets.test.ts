@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { redactSecrets, scanSecrets } from "../../src/core/secrets.js";
+import { redactSecrets, scanSecrets } from "../../src/core/kernel/secrets.js";
 
 // Every fake secret is assembled at run time, so this file holds no literal that matches a pattern.
 const cycle = (alphabet: string, length: number): string =>

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/core/evaluate.js";
 import { MAX_REVISIONS, wantedRevisions } from "../../src/core/service.js";
-import type { Report } from "../../src/core/types.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { board, claimed, def, entry, escalated, inReview, step } from "../helpers/board.js";
 import {
   AT,

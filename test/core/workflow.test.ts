@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createModel, evaluate } from "../../src/core/evaluate.js";
-import { PHASES_PRESET } from "../../src/core/presets/phases.js";
-import { buildWorkflow, mergeWorkflow } from "../../src/core/workflow.js";
-import * as configModule from "../../src/core/config.js";
+import { PHASES_PRESET } from "../../src/core/phases/preset.js";
+import { buildWorkflow, mergeWorkflow } from "../../src/core/phases/workflow.js";
+import * as configModule from "../../src/core/kernel/config.js";
 import { config, pullRequest, snapshot, task } from "../helpers/memory.js";
 
 function workflowOf(yaml: string) {

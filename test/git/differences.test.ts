@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 
-import { RefNotFoundError } from "../../src/core/port.js";
+import { RefNotFoundError } from "../../src/core/kernel/port.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { scopeMatcher } from "../../src/core/port.js";
+import { scopeMatcher } from "../../src/core/kernel/port.js";
 import { BINARY, BatchReader, GitRepository, listingPathspecs } from "../../src/git/repository.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 

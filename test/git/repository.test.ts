@@ -6,8 +6,8 @@ import { dirname, join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { RefNotFoundError, RepositoryError } from "../../src/core/port.js";
-import { coAuthorsOf } from "../../src/core/trailers.js";
+import { RefNotFoundError, RepositoryError } from "../../src/core/kernel/port.js";
+import { coAuthorsOf } from "../../src/core/kernel/trailers.js";
 import { GitRepository, type GitChangedFile } from "../../src/git/repository.js";
 
 let root: string;

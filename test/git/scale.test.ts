@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { auditRevision, checkPullRequest } from "../../src/core/service.js";
-import type { Report } from "../../src/core/types.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { ReferenceRepository, importRepository, phasesTasks } from "../helpers/scale.js";
 

@@ -22,7 +22,7 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { RepositoryError } from "../../src/core/port.js";
+import { RepositoryError } from "../../src/core/kernel/port.js";
 import {
   JOURNAL_FILE,
   JournalError,

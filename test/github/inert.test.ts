@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactSecrets } from "../../src/core/secrets.js";
+import { redactSecrets } from "../../src/core/kernel/secrets.js";
 import { finalText, inertMarkdown, inertPlain } from "../../src/github/inert.js";
 
 const Z = "\u200b";

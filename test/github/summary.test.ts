@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildReport } from "../../src/core/evaluate.js";
-import type { Violation } from "../../src/core/types.js";
-import { violation } from "../../src/core/violations.js";
+import type { Violation } from "../../src/core/kernel/types.js";
+import { violation } from "../../src/core/kernel/violations.js";
 import { GITHUB_TEXT_LIMIT, checkOutput, commentBody } from "../../src/github/summary.js";
 
 const ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

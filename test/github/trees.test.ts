@@ -6,8 +6,8 @@
 import { execFileSync } from "node:child_process";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SnapshotScope } from "../../src/core/port.js";
-import type { ChangedFile, Snapshot } from "../../src/core/types.js";
+import type { SnapshotScope } from "../../src/core/kernel/port.js";
+import type { ChangedFile, Snapshot } from "../../src/core/kernel/types.js";
 import { GitHubRepository } from "../../src/github/repository.js";
 import {
   Tree,

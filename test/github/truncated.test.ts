@@ -7,7 +7,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditRevision, checkPullRequest } from "../../src/core/service.js";
-import type { Report } from "../../src/core/types.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { GitHubRepository, TruncatedTreeError } from "../../src/github/repository.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { generateKeyPairSync } from "node:crypto";
 import { validate as validateGraphql } from "@octokit/graphql-schema";
 import nock from "nock";
-import type { Review } from "../../src/core/types.js";
+import type { Review } from "../../src/core/kernel/types.js";
 import type { TempRepo } from "./git.js";
 import { loadOpenApi, validateRequest } from "./openapi.js";
 

@@ -2,7 +2,7 @@
  * In-memory snapshots and pull requests for core tests: the third implementation of the port.
  */
 import { createHash } from "node:crypto";
-import { defaultConfig, parseConfig, type Config } from "../../src/core/config.js";
+import { defaultConfig, parseConfig, type Config } from "../../src/core/kernel/config.js";
 import type {
   ChangedFile,
   FileEntry,
@@ -11,7 +11,7 @@ import type {
   Review,
   RevisionView,
   Snapshot,
-} from "../../src/core/types.js";
+} from "../../src/core/kernel/types.js";
 
 export type FileSpec = string | { kind: "symlink"; target: string } | { kind: "binary" | "oversized"; size: number };
 

@@ -3,7 +3,7 @@
  * approval line as the bot writes it, and a pull request evaluated commit by commit.
  */
 import { evaluate } from "../../src/core/evaluate.js";
-import type { Report } from "../../src/core/types.js";
+import type { Report } from "../../src/core/kernel/types.js";
 import { config, prHistory, type FileSpec, type PrSpec, type Step } from "./memory.js";
 
 export {

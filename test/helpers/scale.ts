@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import type { ReadLimits, SnapshotScope, TaskRepository } from "../../src/core/port.js";
-import type { FileEntry, Snapshot } from "../../src/core/types.js";
+import type { ReadLimits, SnapshotScope, TaskRepository } from "../../src/core/kernel/port.js";
+import type { FileEntry, Snapshot } from "../../src/core/kernel/types.js";
 import { GitRepository } from "../../src/git/repository.js";
 
 export interface Commit {

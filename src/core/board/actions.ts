@@ -11,12 +11,12 @@ import {
   type ApprovalJudge,
   type ApprovalSubject,
   type ReviewVerdict,
-} from "../approval.js";
-import { botLogins, type Config } from "../config.js";
-import type { Findings } from "../model.js";
-import type { PrContext, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import { checkReferencedFile, entryOf, handoffPath, issuePath, type Board } from "./board.js";
+} from "../kernel/approval.js";
+import { botLogins, type Config } from "../kernel/config.js";
+import type { Findings } from "../kernel/model.js";
+import type { PrContext, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import { checkReferencedFile, entryOf, handoffPath, issuePath, type Board } from "./reader.js";
 import { addedBy, type BoardWrites } from "./decisions.js";
 import type { Action, Definition, HistoryEntry, LedgerEntry } from "./formats.js";
 import { OWNER_HINT, ownedBy, ownerKey, parseOwner, sameOwner } from "./owners.js";

@@ -1,11 +1,11 @@
 /** The rules of a board at rest: graph, owners, history chains, evidence, blockers, secrets, staleness. */
-import { botName, type Config } from "../config.js";
-import { emptyFindings, type Findings } from "../model.js";
-import { renderRootOf } from "../paths.js";
-import { boardRenderPlan } from "../render/board.js";
-import { staleViolations } from "../render/stale.js";
-import type { Snapshot } from "../types.js";
-import { violation } from "../violations.js";
+import { botName, type Config } from "../kernel/config.js";
+import { emptyFindings, type Findings } from "../kernel/model.js";
+import { renderRootOf } from "../kernel/paths.js";
+import { boardRenderPlan } from "./render.js";
+import { staleViolations } from "../kernel/stale.js";
+import type { Snapshot } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
 import {
   UNFINISHED,
   type Board,
@@ -18,7 +18,7 @@ import {
   readBoard,
   retiredOwners,
   secretProblems,
-} from "./board.js";
+} from "./reader.js";
 import { edgeFor, type Status } from "./formats.js";
 import { OWNER_HINT, parseOwner } from "./owners.js";
 import { unblockTarget, unknownRoles } from "./policy.js";

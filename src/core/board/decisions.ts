@@ -3,11 +3,13 @@
  * request, and whether a task's ledger entry at one commit is the entry at another plus only what
  * the bot recorded.
  */
-import { isBotCommit, type ApprovalJudge } from "../approval.js";
-import type { Config } from "../config.js";
-import { deepEqual } from "../json.js";
-import type { PrCommit, PrContext, RevisionView, Snapshot } from "../types.js";
-import { entryOf, readBoard, type Board } from "./board.js";
+import { isBotCommit, type ApprovalJudge } from "../kernel/approval.js";
+import type { BoardConfig, Config } from "../kernel/config.js";
+import { deepEqual } from "../kernel/json.js";
+import type { RecordedChange } from "../kernel/model.js";
+import { own } from "../kernel/objects.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot } from "../kernel/types.js";
+import { entryOf, readBoard, type Board } from "./reader.js";
 import type { HistoryEntry } from "./formats.js";
 import { applyAction } from "./records.js";
 
@@ -92,4 +94,25 @@ export function entryExplained(
   }
   // The histories agree entry by entry; everything else must be what they make it.
   return deepEqual({ ...entry, history: end.history }, end);
+}
+
+/** The approvals, rejections and unblocks that `after`'s ledger holds and `before`'s did not. */
+export function boardDecisionsAdded(options: BoardConfig, before: Snapshot, after: Snapshot): RecordedChange[] {
+  const out: RecordedChange[] = [];
+  const was = readBoard(before, options);
+  const now = readBoard(after, options, before);
+  for (const [id, entry] of Object.entries(now.ledger.tasks)) {
+    const old = own(was.ledger.tasks, id)?.history ?? [];
+    entry.history.forEach((item, index) => {
+      if (item.action !== "approve" && item.action !== "reject" && item.action !== "unblock") return;
+      if (deepEqual(old[index], item)) return;
+      out.push({
+        task: id,
+        path: options.ledger,
+        what: `${item.action} by ${item.by} at ${item.at}`,
+        ...(typeof item.at === "string" && { at: item.at }),
+      });
+    });
+  }
+  return out;
 }

@@ -1,9 +1,10 @@
 /** `taskgate explain` for a board task: status, owner, what is next, who may approve, what blocks it. */
-import { describeApprovers } from "../approval.js";
-import type { Config } from "../config.js";
-import { type Explanation, type NextStep } from "../model.js";
-import type { Violation } from "../types.js";
-import { entryOf, handoffPath, type Board } from "./board.js";
+import { describeApprovers } from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import { type Explanation, type NextStep } from "../kernel/model.js";
+import type { Snapshot, Violation } from "../kernel/types.js";
+import { auditBoard } from "./audit.js";
+import { entryOf, handoffPath, readBoard, type Board } from "./reader.js";
 import { type Definition } from "./formats.js";
 import { rolePolicy } from "./policy.js";
 export function explainTask(config: Config, board: Board, definition: Definition, problems: Violation[]): Explanation {
@@ -96,4 +97,17 @@ function nextSteps(config: Config, board: Board, definition: Definition, reviewe
       break;
   }
   return next;
+}
+
+/** The explanation of a board task at a revision, with the audit's problems of that task. */
+export function explainBoardTask(config: Config, snapshot: Snapshot, id: string): Explanation | undefined {
+  const board = readBoard(snapshot, config.board);
+  const definition = board.definitions.get(id);
+  if (!definition) return undefined;
+  return explainTask(
+    config,
+    board,
+    definition,
+    auditBoard(config, snapshot).violations.filter((item) => item.task === id),
+  );
 }

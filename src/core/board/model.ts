@@ -3,18 +3,17 @@
  * claims, submissions, reviews, escalations, unblocks and releases in pull requests, and the whole
  * board at rest in audits.
  */
-import { CONFIG_PATH, type Config } from "../config.js";
-import type { RecordedChange, WorkflowModel } from "../model.js";
-import { deepEqual } from "../json.js";
-import { own } from "../objects.js";
-import { isSuspiciousPath, renderRootOf } from "../paths.js";
-import { renderBoard } from "../render/board.js";
-import type { SnapshotScope } from "../port.js";
-import { handoffPath, issuePath, readBoard } from "./board.js";
+import { CONFIG_PATH, type Config } from "../kernel/config.js";
+import type { WorkflowModel } from "../kernel/model.js";
+import { renderRootOf } from "../kernel/paths.js";
+import type { SnapshotScope } from "../kernel/port.js";
 import { auditBoard } from "./audit.js";
-import { evaluateBoard } from "./changes.js";
-import { explainTask } from "./explain.js";
+import { boardDecisionsAdded } from "./decisions.js";
+import { explainBoardTask } from "./explain.js";
+import { boardFollowUp, evaluateBoard } from "./pull-request.js";
+import { readBoard } from "./reader.js";
 import { writeBoardRecords } from "./records.js";
+import { renderBoard } from "./render.js";
 
 export function createBoardModel(config: Config): WorkflowModel {
   const options = config.board;
@@ -33,20 +32,7 @@ export function createBoardModel(config: Config): WorkflowModel {
     },
 
     followUp(base, head) {
-      // Evidence, handoffs and issue reports named by the tasks the PR changed but not changed by it.
-      const before = readBoard(base, options);
-      const board = readBoard(head, options, base);
-      const wanted = new Set<string>();
-      for (const [id, entry] of Object.entries(board.ledger.tasks)) {
-        if (deepEqual(own(before.ledger.tasks, id), entry)) continue;
-        for (const item of entry.history) {
-          for (const path of [item.evidence, item.handoff]) if (path && !isSuspiciousPath(path)) wanted.add(path);
-          if (item.action === "escalate") wanted.add(issuePath(options, id, item.by));
-        }
-        wanted.add(handoffPath(options, id));
-      }
-      for (const path of [...wanted]) if (head.files.has(path)) wanted.delete(path);
-      return { paths: [...wanted], prefixes: [] };
+      return boardFollowUp(options, base, head);
     },
 
     auditScope(): SnapshotScope {
@@ -69,23 +55,7 @@ export function createBoardModel(config: Config): WorkflowModel {
     },
 
     decisionsAdded(before, after) {
-      const out: RecordedChange[] = [];
-      const was = readBoard(before, options);
-      const now = readBoard(after, options, before);
-      for (const [id, entry] of Object.entries(now.ledger.tasks)) {
-        const old = own(was.ledger.tasks, id)?.history ?? [];
-        entry.history.forEach((item, index) => {
-          if (item.action !== "approve" && item.action !== "reject" && item.action !== "unblock") return;
-          if (deepEqual(old[index], item)) return;
-          out.push({
-            task: id,
-            path: options.ledger,
-            what: `${item.action} by ${item.by} at ${item.at}`,
-            ...(typeof item.at === "string" && { at: item.at }),
-          });
-        });
-      }
-      return out;
+      return boardDecisionsAdded(options, before, after);
     },
 
     recordFiles(snapshot) {
@@ -97,15 +67,7 @@ export function createBoardModel(config: Config): WorkflowModel {
     },
 
     explain(snapshot, id) {
-      const board = readBoard(snapshot, options);
-      const definition = board.definitions.get(id);
-      if (!definition) return undefined;
-      return explainTask(
-        config,
-        board,
-        definition,
-        auditBoard(config, snapshot).violations.filter((item) => item.task === id),
-      );
+      return explainBoardTask(config, snapshot, id);
     },
 
     taskIds(snapshot) {

@@ -3,13 +3,13 @@
  * releases), minus everyone who worked on it; what its files are; and where a blocked task goes once
  * unblocked.
  */
-import { gatePolicy, lower, reviewKey, type ApprovalSubject } from "../approval.js";
-import type { ApprovalRuleConfig, Config } from "../config.js";
-import { own } from "../objects.js";
-import { globMatcher, renderRootOf } from "../paths.js";
-import type { Violation } from "../types.js";
-import { violation } from "../violations.js";
-import { entryOf, handoffPath, type Board } from "./board.js";
+import { gatePolicy, lower, reviewKey, type ApprovalSubject } from "../kernel/approval.js";
+import type { ApprovalRuleConfig, Config } from "../kernel/config.js";
+import { own } from "../kernel/objects.js";
+import { globMatcher, renderRootOf } from "../kernel/paths.js";
+import type { Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import { entryOf, handoffPath, type Board } from "./reader.js";
 import { entryExplained, type BoardWrites } from "./decisions.js";
 import type { Definition, LedgerEntry, Status } from "./formats.js";
 import { parseOwner } from "./owners.js";

@@ -3,8 +3,8 @@
  * ledger entry, and the entries the bot commits for its records (approve, reject, unblock). The
  * rules replay history with the same function, so what the bot writes is what the check expects.
  */
-import type { Config } from "../config.js";
-import type { BotRecord, Snapshot } from "../types.js";
+import type { Config } from "../kernel/config.js";
+import type { BotRecord, Snapshot } from "../kernel/types.js";
 import type { Definition, HistoryEntry, LedgerEntry } from "./formats.js";
 
 /**

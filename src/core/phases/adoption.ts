@@ -11,8 +11,8 @@
  *   every path from the initial state to that state crosses a gate.
  * Anything else that appears past a gate is judged as a move from the initial state, as before.
  */
-import type { Workflow } from "../workflow.js";
-import type { PhasesTask } from "./tasks.js";
+import type { Workflow } from "./workflow.js";
+import type { PhasesTask } from "./reader.js";
 
 /** The name an adoption record gives in place of a phase: `adopted:approved|<time>|<login>`. */
 export const ADOPTED_PHASE = "adopted";

@@ -10,13 +10,14 @@ import {
   type ApprovalJudge,
   type ApprovalSubject,
   type RecordedDecision,
-} from "../approval.js";
-import type { Config } from "../config.js";
-import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
+} from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import type { RecordedChange } from "../kernel/model.js";
+import type { PrCommit, PrContext, RevisionView, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { APPROVALS_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./tasks.js";
+import { APPROVALS_FILE, STATE_FILE, indexTasks, readTask, type ApprovalLine, type PhasesTask } from "./reader.js";
 
 /** What the bot's commits of a pull request wrote into one task. */
 export interface TaskWrites {
@@ -244,4 +245,25 @@ function recordingCommits(workflow: Workflow, line: ApprovalLine, writes: TaskWr
     // A bot gate is recorded with its approved state; other gates keep the state the author proposed.
     return gate ? state.from === gate.from && state.to === gate.to : state.from === state.to;
   });
+}
+
+/** The approval lines and bot-written states that `after` holds and `before` did not. */
+export function phasesDecisionsAdded(workflow: Workflow, before: Snapshot, after: Snapshot): RecordedChange[] {
+  const tasksDir = workflow.def.tasksDir;
+  const out: RecordedChange[] = [];
+  const was = indexTasks(before, tasksDir).tasks;
+  for (const [id, files] of indexTasks(after, tasksDir).tasks) {
+    const old = readTask(workflow, id, was.get(id));
+    const now = readTask(workflow, id, files);
+    const known = new Set(old.approvalLines);
+    for (const line of now.approvals) {
+      if (!known.has(line.raw)) out.push({ task: id, path: `${now.dir}/${APPROVALS_FILE}`, what: line.raw });
+    }
+    const approved =
+      now.state && workflow.def.transitions.some((edge) => workflow.isBotGate(edge) && edge.to === now.state);
+    if (approved && old.state !== now.state) {
+      out.push({ task: id, path: `${now.dir}/${STATE_FILE}`, what: now.state! });
+    }
+  }
+  return out;
 }

@@ -1,13 +1,13 @@
 /**
- * The one writer of what the bot records in a `phases` task, beside its reader (tasks.ts): the
+ * The one writer of what the bot records in a `phases` task, beside its reader (reader.ts): the
  * approved state in `.state` and one approval line per deciding review in `.state.approvals` (for an
  * adoption, one `adopted:approved` line per deciding review). The rules use the same functions to
  * tell the bot's records from anything else.
  */
-import type { BotRecord, Snapshot } from "../types.js";
-import type { Workflow } from "../workflow.js";
+import type { BotRecord, Snapshot } from "../kernel/types.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { APPROVALS_FILE, STATE_FILE } from "./tasks.js";
+import { APPROVALS_FILE, STATE_FILE, taskIdOf } from "./reader.js";
 
 /** An approval line: `{phase}:approved|{ISO-8601}|{login}`. */
 export function approvalLine(phase: string, at: string, login: string): string {
@@ -60,4 +60,13 @@ export function writePhasesRecords(
     out.set(path, log);
   }
   return out;
+}
+
+/** The files that hold the bot's records: every task's `.state` and `.state.approvals`. */
+export function phasesRecordFiles(snapshot: Snapshot, tasksDir: string): string[] {
+  return [...snapshot.files.keys()].filter(
+    (path) =>
+      taskIdOf(path, tasksDir) !== undefined &&
+      (path.endsWith(`/${STATE_FILE}`) || path.endsWith(`/${APPROVALS_FILE}`)),
+  );
 }

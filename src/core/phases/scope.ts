@@ -3,10 +3,10 @@
  * a project file. The pull-request rules sort changed files with it, and `taskgate can-edit` and
  * `taskgate scope` answer with it, so the answer and the check cannot disagree.
  */
-import type { Config } from "../config.js";
-import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "../paths.js";
-import type { Workflow } from "../workflow.js";
-import { taskIdOf } from "./tasks.js";
+import type { Config } from "../kernel/config.js";
+import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "../kernel/paths.js";
+import type { Workflow } from "./workflow.js";
+import { taskIdOf } from "./reader.js";
 
 export type PathKind =
   | { readonly kind: "task"; readonly task: string }

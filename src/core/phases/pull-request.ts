@@ -12,17 +12,17 @@ import {
   type ApprovalSubject,
   type GateJudgement,
   type GateSite,
-} from "../approval.js";
-import type { Config } from "../config.js";
-import { emptyFindings, type Findings } from "../model.js";
-import type { EdgeDef, EditScope } from "../presets/phases.js";
-import { changedPathsOf, firstRewrite, frameworkViolations, taskMissing } from "../scope.js";
-import type { FileEntry, PrContext, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
+} from "../kernel/approval.js";
+import type { Config } from "../kernel/config.js";
+import { emptyFindings, type Findings } from "../kernel/model.js";
+import type { EdgeDef, EditScope } from "./preset.js";
+import { changedPathsOf, firstRewrite, frameworkViolations, taskMissing } from "../kernel/scope.js";
+import type { FileEntry, PrContext, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE, gatesBefore, isAdopted } from "./adoption.js";
 import { botWrites, gateKey, judgeNewLines, recordsExplained, type TaskWrites } from "./decisions.js";
-import { checkArtifacts, hasLooped, readVerdict } from "./rules.js";
+import { checkArtifacts, hasLooped, readVerdict } from "./audit.js";
 import { phasesPaths } from "./scope.js";
 import {
   APPROVALS_FILE,
@@ -32,7 +32,7 @@ import {
   isValidTaskId,
   readTask,
   type PhasesTask,
-} from "./tasks.js";
+} from "./reader.js";
 
 /** Findings that make a task's move illegal as a whole (its edit scope is then not earned). */
 const MOVE_CODES = new Set<string>([

@@ -2,8 +2,8 @@
  * Staleness of rendered status files: which files differ from what rendering the same state gives,
  * which are missing, and which cards belong to no task any more.
  */
-import type { Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
+import type { Snapshot, Violation } from "./types.js";
+import { violation } from "./violations.js";
 
 export interface Staleness {
   /** Files whose content differs from the rendering, or that do not exist. */

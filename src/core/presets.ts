@@ -5,9 +5,9 @@
  * (`loadConfig` in service.ts). `evaluate.ts`, the pure API for callers that hold a config already,
  * registers both presets as it loads.
  */
-import type { createBoardModel } from "../board/model.js";
-import type { Config } from "../config.js";
-import type { createPhasesModel } from "../phases/model.js";
+import type { createBoardModel } from "./board/model.js";
+import type { Config } from "./kernel/config.js";
+import type { createPhasesModel } from "./phases/model.js";
 
 export type PresetName = Config["preset"];
 
@@ -26,8 +26,8 @@ export function registerPresetModels(models: Partial<PresetModels>): void {
 /** Imports a preset's model (once). */
 export async function loadPresetModel(preset: PresetName): Promise<void> {
   if (loaded[preset]) return;
-  if (preset === "board") loaded.board = (await import("../board/model.js")).createBoardModel;
-  else loaded.phases = (await import("../phases/model.js")).createPhasesModel;
+  if (preset === "board") loaded.board = (await import("./board/model.js")).createBoardModel;
+  else loaded.phases = (await import("./phases/model.js")).createPhasesModel;
 }
 
 /** A loaded preset's model factory; a preset nobody loaded is a programming error. */

@@ -2,11 +2,11 @@
  * Rendered status of a `phases` repository: tasks × phase, the phase pipeline as a Mermaid state
  * diagram with counts per state, and a card per task. Pure: same tasks, same bytes.
  */
-import { indexTasks, isValidTaskId, readTask, type PhasesTask } from "../phases/tasks.js";
-import type { Snapshot } from "../types.js";
-import type { Workflow } from "../workflow.js";
-import { cell, compareIds, countBy, fingerprint, relativeLink, stamp, table } from "./markdown.js";
-import type { RenderPlan } from "./stale.js";
+import { indexTasks, isValidTaskId, readTask, type PhasesTask } from "./reader.js";
+import type { Snapshot } from "../kernel/types.js";
+import type { Workflow } from "./workflow.js";
+import { cell, compareIds, countBy, fingerprint, relativeLink, stamp, table } from "../kernel/markdown.js";
+import type { RenderPlan } from "../kernel/stale.js";
 
 function readTasks(workflow: Workflow, snapshot: Snapshot): PhasesTask[] {
   const index = indexTasks(snapshot, workflow.def.tasksDir);

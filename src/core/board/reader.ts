@@ -3,15 +3,15 @@
  * violation that names the file, the JSON path and the line. Also the rules that hold at rest: the
  * dependency graph, owners, blockers, evidence and secrets.
  */
-import type { BoardConfig } from "../config.js";
-import { deepEqual, jsonLines, nestingMessage, parseJsonFile, tooDeep } from "../json.js";
-import { own } from "../objects.js";
-import { isSuspiciousPath } from "../paths.js";
-import { describeKind } from "../phases/tasks.js";
-import { isEmptyFile } from "../scope.js";
-import { scanSecrets } from "../secrets.js";
-import type { FileEntry, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
+import type { BoardConfig } from "../kernel/config.js";
+import { deepEqual, jsonLines, nestingMessage, parseJsonFile, tooDeep } from "../kernel/json.js";
+import { own } from "../kernel/objects.js";
+import { isSuspiciousPath } from "../kernel/paths.js";
+import { describeKind } from "../kernel/text.js";
+import { isEmptyFile } from "../kernel/scope.js";
+import { scanSecrets } from "../kernel/secrets.js";
+import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
 import {
   DefinitionsSchema,
   LedgerSchema,

@@ -3,26 +3,29 @@
  * new history entries judged one action at a time, then the whole entry compared with what that
  * history allows), the revision, owners, and which files the change may touch.
  */
-import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../approval.js";
-import { botName, type Config } from "../config.js";
-import { deepEqual } from "../json.js";
-import { emptyFindings, type Findings } from "../model.js";
-import { own } from "../objects.js";
-import { globIndex } from "../paths.js";
-import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../scope.js";
-import type { PrContext, Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
+import { ApprovalJudge, gateOutcome, type ApprovalSubject } from "../kernel/approval.js";
+import { botName, type BoardConfig, type Config } from "../kernel/config.js";
+import { deepEqual } from "../kernel/json.js";
+import { emptyFindings, type Findings } from "../kernel/model.js";
+import { own } from "../kernel/objects.js";
+import { globIndex, isSuspiciousPath } from "../kernel/paths.js";
+import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../kernel/scope.js";
+import type { SnapshotScope } from "../kernel/port.js";
+import type { PrContext, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
 import { ACTION_RULES, type ActionContext, type Where } from "./actions.js";
 import {
   entryOf,
   graphProblemsFor,
+  handoffPath,
+  issuePath,
   isTaskMetadata,
   ownedUnfinished,
   readBoard,
   retiredOwners,
   secretProblems,
   type Board,
-} from "./board.js";
+} from "./reader.js";
 import { boardBotWrites, type BoardWrites } from "./decisions.js";
 import { edgeFor, implicitEntry, type Definition, type HistoryEntry, type LedgerEntry } from "./formats.js";
 import { ownedBy, ownerKey, sameOwner } from "./owners.js";
@@ -620,4 +623,24 @@ function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOu
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+/**
+ * What to commit after a pull request: the evidence, handoffs and issue reports named by the tasks
+ * it changed that it did not add itself.
+ */
+export function boardFollowUp(options: BoardConfig, base: Snapshot, head: Snapshot): SnapshotScope {
+  const before = readBoard(base, options);
+  const board = readBoard(head, options, base);
+  const wanted = new Set<string>();
+  for (const [id, entry] of Object.entries(board.ledger.tasks)) {
+    if (deepEqual(own(before.ledger.tasks, id), entry)) continue;
+    for (const item of entry.history) {
+      for (const path of [item.evidence, item.handoff]) if (path && !isSuspiciousPath(path)) wanted.add(path);
+      if (item.action === "escalate") wanted.add(issuePath(options, id, item.by));
+    }
+    wanted.add(handoffPath(options, id));
+  }
+  for (const path of [...wanted]) if (head.files.has(path)) wanted.delete(path);
+  return { paths: [...wanted], prefixes: [] };
 }

@@ -2,10 +2,10 @@
  * Rendered status of a board: the matrix (tasks × status by stage and by role), stages with the
  * workflow and dependency diagrams, and a card per task. Pure: same board, same bytes.
  */
-import { entryOf, handoffPath, lastSubmit, type Board } from "../board/board.js";
-import { BOARD_EDGES, STATUSES, type Definition } from "../board/formats.js";
-import { cell, compareIds, countBy, mermaidId, mermaidLabel, relativeLink, stamp, table } from "./markdown.js";
-import type { RenderPlan } from "./stale.js";
+import { entryOf, handoffPath, lastSubmit, type Board } from "./reader.js";
+import { BOARD_EDGES, STATUSES, type Definition } from "./formats.js";
+import { cell, compareIds, countBy, mermaidId, mermaidLabel, relativeLink, stamp, table } from "../kernel/markdown.js";
+import type { RenderPlan } from "../kernel/stale.js";
 
 /** Above this many tasks the dependency diagram shows only unfinished tasks. */
 const DAG_LIMIT = 300;

@@ -3,9 +3,9 @@
  * a config's overrides, checks that the result is a sound graph, and precomputes what the rules ask
  * per state: which artifacts must exist, which may exist, which gates lie behind it.
  */
-import type { ConfigIssue, WorkflowOverrideConfig } from "./config.js";
-import { ADOPTED_PHASE } from "./phases/adoption.js";
-import type { EdgeDef, EditScope, StateDef, WorkflowDef } from "./presets/phases.js";
+import type { ConfigIssue, WorkflowOverrideConfig } from "../kernel/config.js";
+import { ADOPTED_PHASE } from "./adoption.js";
+import type { EdgeDef, EditScope, StateDef, WorkflowDef } from "./preset.js";
 
 export interface Workflow {
   readonly def: WorkflowDef;

@@ -1,26 +1,20 @@
 /**
  * Authoring a `phases` repository: create a task, move it, bootstrap `.state` for folders that lack
  * one, and say what a task may edit. Every change is judged by the pull-request rules before it is
- * written (see change.ts); the scope answers come from the same path classifier as those rules.
+ * written (see kernel/change.ts); the scope answers come from the same path classifier as those rules.
  */
-import type { Config } from "../config.js";
-import { workflowOf } from "../evaluate.js";
-import { isSuspiciousPath, renderRootOf } from "../paths.js";
-import { gatesBefore, placeByArtifacts } from "../phases/adoption.js";
-import { phasesPaths, type PathKind } from "../phases/scope.js";
-import {
-  APPROVALS_FILE,
-  STATE_FILE,
-  closest,
-  indexTasks,
-  invalidId,
-  isValidTaskId,
-  readTask,
-} from "../phases/tasks.js";
-import type { Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
-import { AuthoringRefusal, judgeChange, type Authored, type FileChange } from "./change.js";
+import type { Config } from "../kernel/config.js";
+import { isSuspiciousPath, renderRootOf } from "../kernel/paths.js";
+import { gatesBefore, placeByArtifacts } from "./adoption.js";
+import { phasesPaths, type PathKind } from "./scope.js";
+import { APPROVALS_FILE, STATE_FILE, indexTasks, invalidId, isValidTaskId, readTask } from "./reader.js";
+import { closest } from "../kernel/text.js";
+import type { Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
+import { AuthoringRefusal, judgeChange, type Authored, type FileChange } from "../kernel/change.js";
+import { createPhasesModel } from "./model.js";
+import { workflowOf } from "./preset.js";
 
 export interface PhasesContext {
   readonly config: Config;
@@ -103,7 +97,7 @@ export function newTask(ctx: PhasesContext, id: string): Authored {
   ];
   return {
     changes,
-    report: judgeChange(ctx.config, ctx.snapshot, changes, ctx.actor),
+    report: judgeChange(createPhasesModel(ctx.config, workflow), ctx.config, ctx.snapshot, changes, ctx.actor),
     facts: { task: id, state: workflow.def.initial, folder: dir },
   };
 }
@@ -135,7 +129,7 @@ export function moveTask(ctx: PhasesContext, id: string, state: string): Authore
     );
   }
   const changes: FileChange[] = [{ path, content: `${state}\n` }];
-  const report = judgeChange(ctx.config, ctx.snapshot, changes, ctx.actor);
+  const report = judgeChange(createPhasesModel(ctx.config, workflow), ctx.config, ctx.snapshot, changes, ctx.actor);
   const gate = crossesBotGate(workflow, task.state, state);
   return {
     changes,
@@ -212,7 +206,7 @@ export function upgradeTasks(ctx: PhasesContext, ids: readonly string[] = []): A
   if (problems.length > 0) throw new AuthoringRefusal(problems);
   return {
     changes,
-    report: judgeChange(ctx.config, ctx.snapshot, changes, ctx.actor),
+    report: judgeChange(createPhasesModel(ctx.config, workflow), ctx.config, ctx.snapshot, changes, ctx.actor),
     facts: { tasks: placed },
   };
 }

@@ -3,12 +3,16 @@
  * empty, forbidden or symlinked; the referee's verdict; gates passed without an approval line (or,
  * for an adopted task, without its adoption).
  */
-import { isEmptyFile } from "../scope.js";
-import type { Violation } from "../types.js";
-import { violation } from "../violations.js";
-import type { Workflow } from "../workflow.js";
+import { emptyFindings, type Findings } from "../kernel/model.js";
+import { isEmptyFile } from "../kernel/scope.js";
+import { staleViolations } from "../kernel/stale.js";
+import { describeKind } from "../kernel/text.js";
+import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import type { Workflow } from "./workflow.js";
 import { ADOPTED_PHASE } from "./adoption.js";
-import { describeKind, type PhasesTask } from "./tasks.js";
+import { indexTasks, invalidId, isValidTaskId, readTask, type PhasesTask } from "./reader.js";
+import { phasesRenderPlan } from "./render.js";
 
 export interface Verdict {
   /** The deciding word, when the file has one. */
@@ -176,4 +180,52 @@ export function checkTaskAtRest(workflow: Workflow, task: PhasesTask, state: str
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The audit of a revision: every task at rest, symlinks in the tasks folder, stale rendered files. */
+export function auditPhases(workflow: Workflow, snapshot: Snapshot, renderRoot: string): Findings {
+  const tasksDir = workflow.def.tasksDir;
+  const findings = emptyFindings();
+  const index = indexTasks(snapshot, tasksDir);
+  for (const entry of index.loose) {
+    if (entry.kind !== "symlink") continue;
+    findings.violations.push(
+      violation("path-escape", {
+        path: entry.path,
+        message: `${entry.path} is a symlink${entry.target ? ` to ${entry.target}` : ""} in the tasks folder`,
+        hint: `Task folders are real folders under ${tasksDir}/; remove the link.`,
+      }),
+    );
+  }
+  for (const id of [...index.tasks.keys()].sort()) {
+    findings.violations.push(...auditTask(workflow, id, index.tasks.get(id)));
+  }
+  findings.violations.push(
+    ...staleViolations(() => phasesRenderPlan(workflow, snapshot, renderRoot), snapshot, renderRoot),
+  );
+  return findings;
+}
+
+/** One task at rest: its id, its `.state` file, its problems as read and the rules of its state. */
+export function auditTask(
+  workflow: Workflow,
+  id: string,
+  files: ReadonlyMap<string, FileEntry> | undefined,
+): Violation[] {
+  const dir = `${workflow.def.tasksDir}/${id}`;
+  if (!isValidTaskId(id)) return [invalidId(dir, id)];
+  const task = readTask(workflow, id, files);
+  if (!task.hasStateFile) {
+    return [
+      violation("task-untracked", {
+        task: id,
+        path: dir,
+        message: `${dir} has no .state file, so taskgate cannot tell where the task is`,
+        hint: `Write the task's state into ${dir}/.state (a new task starts at \`${workflow.def.initial}\`).`,
+      }),
+    ];
+  }
+  const out = [...task.problems];
+  if (task.state !== undefined) out.push(...checkTaskAtRest(workflow, task, task.state));
+  return out;
 }

@@ -3,6 +3,8 @@
  * after the planning phases. Pure data; `resolveWorkflow` turns it (plus a config's overrides) into
  * the graph the rules walk.
  */
+import type { Config } from "../kernel/config.js";
+import { buildWorkflow, mergeWorkflow, type WorkflowResult } from "./workflow.js";
 
 export type EditScope = "task" | "project";
 
@@ -110,3 +112,8 @@ export const PHASES_PRESET: WorkflowDef = {
   ],
   verdict: { phase: "referee", file: "VERDICT.md", pass: "PASS", fail: ["FAIL", "NEEDS_REVIEW"] },
 };
+
+/** The phases workflow a config describes: the preset with the config's overrides, checked. */
+export function workflowOf(config: Config): WorkflowResult {
+  return buildWorkflow(mergeWorkflow(PHASES_PRESET, config.workflow));
+}

@@ -3,19 +3,20 @@
  * a blocker with its resolver (`escalate`), recover an in-progress task (`reassign`) and propose the
  * release of an external resolver (`release-external`). Each builds the history entry and the files
  * the pull request will carry, with the ledger's and the definitions' one writer, and the
- * pull-request rules judge the step before anything is written (see change.ts).
+ * pull-request rules judge the step before anything is written (see kernel/change.ts).
  */
-import type { Config } from "../config.js";
-import { entryOf, handoffPath, issuePath, readBoard, type Board } from "../board/board.js";
-import { DefinitionSchema, STATUSES, type Definition, type HistoryEntry, type Status } from "../board/formats.js";
-import { OWNER_HINT, ownedBy, parseOwner } from "../board/owners.js";
-import { appendDefinition, writeLedger, type LedgerEdit } from "../board/records.js";
-import { tooDeep } from "../json.js";
-import { closest } from "../phases/tasks.js";
-import { isSuspiciousPath } from "../paths.js";
-import type { Snapshot, Violation } from "../types.js";
-import { violation } from "../violations.js";
-import { AuthoringRefusal, judgeChange, type Authored, type FileChange } from "./change.js";
+import type { Config } from "../kernel/config.js";
+import { entryOf, handoffPath, issuePath, readBoard, type Board } from "./reader.js";
+import { DefinitionSchema, STATUSES, type Definition, type HistoryEntry, type Status } from "./formats.js";
+import { OWNER_HINT, ownedBy, parseOwner } from "./owners.js";
+import { appendDefinition, writeLedger, type LedgerEdit } from "./records.js";
+import { tooDeep } from "../kernel/json.js";
+import { closest } from "../kernel/text.js";
+import { isSuspiciousPath } from "../kernel/paths.js";
+import type { Snapshot, Violation } from "../kernel/types.js";
+import { violation } from "../kernel/violations.js";
+import { AuthoringRefusal, judgeChange, type Authored, type FileChange } from "../kernel/change.js";
+import { createBoardModel } from "./model.js";
 
 export interface BoardContext {
   readonly config: Config;
@@ -79,7 +80,11 @@ function entryChange(
 }
 
 function judged(ctx: BoardContext, changes: FileChange[], facts: Record<string, unknown>): Authored {
-  return { changes, report: judgeChange(ctx.config, ctx.snapshot, changes, ctx.actor), facts };
+  return {
+    changes,
+    report: judgeChange(createBoardModel(ctx.config), ctx.config, ctx.snapshot, changes, ctx.actor),
+    facts,
+  };
 }
 
 /** `taskgate claim <id> [--agent A]`: todo → in_progress, owned by the actor (or one of its agents). */

@@ -4,10 +4,11 @@
  * from the work tree as it is to the work tree as it would be, with the acting login as the pull
  * request's author. What the check would refuse, the command refuses, with the same codes and hints.
  */
-import { readLimits, type Config } from "../config.js";
-import { limitFor, type ReadLimits } from "../port.js";
-import { evaluate } from "../evaluate.js";
-import type { ChangedFile, FileEntry, Report, Snapshot, Violation } from "../types.js";
+import { readLimits, type Config } from "./config.js";
+import type { WorkflowModel } from "./model.js";
+import { limitFor, type ReadLimits } from "./port.js";
+import { buildReport } from "./report.js";
+import type { ChangedFile, FileEntry, Report, Snapshot, Violation } from "./types.js";
 
 /** A file to write (`content`) or delete (`null`), by repository path. */
 export interface FileChange {
@@ -60,11 +61,18 @@ export function changedFilesOf(snapshot: Snapshot, changes: readonly FileChange[
 
 /**
  * Judges writing `changes` over `before` as the pull-request check would judge a pull request by
- * `actor` that makes exactly them (no reviews, no commits of the bot).
+ * `actor` that makes exactly them (no reviews, no commits of the bot), with the config's `model`.
  */
-export function judgeChange(config: Config, before: Snapshot, changes: readonly FileChange[], actor: string): Report {
+export function judgeChange(
+  model: WorkflowModel,
+  config: Config,
+  before: Snapshot,
+  changes: readonly FileChange[],
+  actor: string,
+): Report {
   const files = changedFilesOf(before, changes);
-  return evaluate(config, before, applyChanges(before, changes, readLimits(config)), {
+  const after = applyChanges(before, changes, readLimits(config));
+  const findings = model.evaluate(before, after, {
     author: actor,
     files,
     commits: [],
@@ -72,6 +80,7 @@ export function judgeChange(config: Config, before: Snapshot, changes: readonly 
     permissions: {},
     teams: {},
   });
+  return buildReport(findings, `pull request by ${actor}, ${files.length} changed file(s)`);
 }
 
 /** The size limit readers apply when a config sets none. */
