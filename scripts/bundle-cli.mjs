@@ -15,10 +15,11 @@
 // hook.ts finds bin/taskgate.js at `../../bin/taskgate.js` from its own file: every output file
 // stays two folders below the repository's root.
 import { build } from "esbuild";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { coreBarrel } from "./core-barrel.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DIST = join(ROOT, "dist");
@@ -49,70 +50,6 @@ const builtins = {
   },
 };
 
-/**
- * Adapters import the core through its barrel, src/core/index.ts, alone. esbuild splits chunks by
- * which entry reaches a file, so every command that imports the barrel would reach every module it
- * re-exports (both presets, the authoring commands) even when it uses one function. This plugin
- * reads the barrel's `export { ... } from "./x.js"` lines and rewrites each adapter's imports from
- * the barrel into imports from the modules that define the names: a command then loads what it
- * uses, and the presets still load when a config names them (src/core/presets.ts). Type-only
- * imports are dropped (esbuild strips them anyway); a value the barrel does not export fails the build.
- */
-const CORE = join(ROOT, "src", "core");
-const ADAPTER = /[\\/]src[\\/](cli|git|github|app|action)[\\/][^\\/]+\.ts$/;
-const BARREL_IMPORT = /^(import|export)(\s+type)?\s*\{([^}]*)\}\s*from\s*"(\.\.\/core\/index\.js)";?/gm;
-
-/** Name exported by the barrel → the module (relative to src/core) and the name it has there. */
-function barrelExports() {
-  const names = new Map();
-  const text = readFileSync(join(CORE, "index.ts"), "utf8");
-  for (const [, typeOnly, list, module] of text.matchAll(/^export(\s+type)?\s*\{([^}]*)\}\s*from\s*"([^"]+)";/gm)) {
-    for (const item of list
-      .split(",")
-      .map((part) => part.trim())
-      .filter(Boolean)) {
-      const isType = Boolean(typeOnly) || item.startsWith("type ");
-      const [name, alias = name] = item.replace(/^type\s+/, "").split(/\s+as\s+/);
-      if (!isType) names.set(alias, { module, name });
-    }
-  }
-  return names;
-}
-
-const barrel = {
-  name: "taskgate-barrel",
-  setup(build) {
-    const names = barrelExports();
-    build.onLoad({ filter: ADAPTER }, (args) => {
-      const text = readFileSync(args.path, "utf8");
-      const errors = [];
-      const contents = text.replace(BARREL_IMPORT, (_, keyword, typeOnly, list) => {
-        if (typeOnly) return "";
-        const byModule = new Map();
-        for (const item of list
-          .split(",")
-          .map((part) => part.trim())
-          .filter(Boolean)) {
-          if (item.startsWith("type ")) continue;
-          const [name, local = name] = item.split(/\s+as\s+/);
-          const found = names.get(name);
-          if (!found) {
-            errors.push({ text: `src/core/index.ts exports no value "${name}"` });
-            continue;
-          }
-          const specifier = relative(dirname(args.path), join(CORE, found.module)).split(sep).join("/");
-          if (!byModule.has(specifier)) byModule.set(specifier, []);
-          byModule.get(specifier).push(found.name === local ? local : `${found.name} as ${local}`);
-        }
-        return [...byModule]
-          .map(([specifier, items]) => `${keyword} { ${items.join(", ")} } from "${specifier}";`)
-          .join(" ");
-      });
-      return { contents, loader: "ts", errors };
-    });
-  },
-};
-
 rmSync(join(DIST, "bundle"), { recursive: true, force: true });
 const result = await build({
   absWorkingDir: ROOT,
@@ -131,6 +68,6 @@ const result = await build({
   logLevel: "warning",
   banner: { js: BUNDLE_BANNER },
   metafile: true,
-  plugins: [builtins, barrel],
+  plugins: [builtins, coreBarrel(ROOT)],
 });
 writeFileSync(join(DIST, "bundle", "meta.json"), `${JSON.stringify(result.metafile, null, 1)}\n`);

@@ -21,6 +21,7 @@ import {
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { coreBarrel } from "../../scripts/core-barrel.mjs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { RepositoryError } from "../../src/core/kernel/port.js";
 import {
@@ -46,7 +47,15 @@ let compiled: { dir: string; module: string };
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "taskgate-tx-build-"));
   const module = join(dir, "transaction.mjs");
-  await build({ entryPoints: [SOURCE], outfile: module, bundle: true, platform: "node", format: "esm" });
+  // The adapter imports the core's barrel: the plugin narrows it to the modules the transaction uses.
+  await build({
+    entryPoints: [SOURCE],
+    outfile: module,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    plugins: [coreBarrel(join(import.meta.dirname, "../.."))],
+  });
   compiled = { dir, module };
 });
 afterAll(() => rmSync(compiled.dir, { recursive: true, force: true }));
