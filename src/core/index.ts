@@ -35,3 +35,6 @@ export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./vi
 export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
 export type { Explanation, NextStep, WorkflowModel } from "./model.js";
 export type * from "./types.js";
+export { configReport } from "./evaluate.js";
+export { configOf, judgePullRequest, linkCoAuthors, type Judgement, type Loaded } from "./service.js";
+export type { People, PeopleRequest } from "./port.js";
