@@ -104,12 +104,10 @@ export class MemoryRepository implements TaskRepository {
   async changedFiles(base: string, head: string): Promise<ChangedFile[]> {
     const changed = await this.differences(base, head);
     const after = this.store.get(head)!.files;
-    return [...changed.keys()]
-      .sort()
-      .map((path) => ({
-        path,
-        status: changed.get(path) === null ? "added" : after.has(path) ? "modified" : "removed",
-      }));
+    return [...changed.keys()].sort().map((path) => ({
+      path,
+      status: changed.get(path) === null ? "added" : after.has(path) ? "modified" : "removed",
+    }));
   }
 
   async commits(base: string, head: string): Promise<PrCommit[]> {
