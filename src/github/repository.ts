@@ -18,9 +18,14 @@
  *   `TruncatedTreeError`.
  * - `readSnapshot`: then one GraphQL request per 200 blobs the scope needs; blobs are cached by
  *   object id, so a blob two commits share is read once.
+ * - Reads batch by tick: the folders asked for in the same tick (by any read: roots, hints, a level
+ *   of a walk) share one `Folders` request, and the blobs and people (`people`: permissions, team
+ *   members, co-authors' logins) one `Batch`, sent once no snapshot read started with them is still
+ *   listing folders. So the core's pipeline, which starts its independent reads together, costs
+ *   what a hand-written sequence of batched calls would.
  * - `commits`: one comparison; GitHub lists at most 250 commits, and a longer list is never judged
- *   as if complete: `CappedListError`.
- * - `mergeBase`: the same comparison (cached per pair).
+ *   as if complete: `CappedListError` (or, for a caller that fails closed itself, the listed ones).
+ * - `mergeBase`: the same comparison (cached per pair, and as its merge base's comparison).
  */
 import {
   RefNotFoundError,
