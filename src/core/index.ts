@@ -68,3 +68,5 @@ export {
 } from "./board/authoring.js";
 export { STATUSES } from "./board/formats.js";
 export { isLogin } from "./board/owners.js";
+export { configOf, judgePullRequest, linkCoAuthors, type Judgement, type Loaded } from "./service.js";
+export type { People, PeopleRequest } from "./kernel/port.js";

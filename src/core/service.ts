@@ -8,9 +8,15 @@ import type { Explanation, WorkflowModel } from "./kernel/model.js";
 import { renderRootOf } from "./kernel/paths.js";
 import { loadPresetModel } from "./presets.js";
 import { staleness } from "./kernel/stale.js";
-import { isBotCommit, latestDecisions } from "./kernel/approval.js";
-import type { ReadLimits, SnapshotScope, TaskRepository } from "./kernel/port.js";
-import type { PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./kernel/types.js";
+import { isBotCommit, latestDecisions, principalMatcher } from "./kernel/approval.js";
+import {
+  RefNotFoundError,
+  type People,
+  type ReadLimits,
+  type SnapshotScope,
+  type TaskRepository,
+} from "./kernel/port.js";
+import type { FileEntry, PrCommit, PrContext, Report, Review, RevisionView, Snapshot } from "./kernel/types.js";
 
 /** A configuration that cannot be used: the caller reports it (CLI exit code 2). */
 export class ConfigError extends Error {
@@ -67,7 +73,11 @@ export async function loadConfig(
 ): Promise<Loaded | undefined> {
   const snapshot = await repo.readSnapshot(rev, { paths: [path], prefixes: [] });
   const entry = snapshot.files.get(path);
-  if (!entry) return undefined;
+  return entry && configOf(entry, path);
+}
+
+/** Validates a config file and builds its model, loading the preset it names; `ConfigError` when unusable. */
+export async function configOf(entry: FileEntry, path: string = CONFIG_PATH): Promise<Loaded> {
   if (entry.kind !== "file" || entry.text === undefined) {
     throw new ConfigError([{ path: "", message: `${path} is not a readable text file (${entry.kind})` }], path);
   }
@@ -85,6 +95,21 @@ export interface CheckRequest {
   readonly pr?: PrInput;
   /** Where the config lives (default `.github/taskgate.yml`). */
   readonly configPath?: string;
+  /**
+   * The config file at `base` when the caller holds it already (GitHub sends it with the pull
+   * request's facts; `null`: there is none); read from `base` otherwise.
+   */
+  readonly configFile?: FileEntry | null;
+  /** How messages name the base (default: `base` as given). */
+  readonly baseName?: string;
+}
+
+/** A pull request as judged: the report, and what it was judged with when the repository is configured. */
+export interface Judgement {
+  readonly report: Report;
+  readonly loaded?: Loaded;
+  /** The head as read for the rules (the touched tasks, and what the follow-up named). */
+  readonly head?: Snapshot;
 }
 
 /**
@@ -92,37 +117,220 @@ export interface CheckRequest {
  * own gate); files are compared from the merge base, as GitHub does. Reads only what the PR touches.
  */
 export async function checkPullRequest(repo: TaskRepository, request: CheckRequest): Promise<Report> {
+  return (await judgePullRequest(repo, request)).report;
+}
+
+/**
+ * The one pipeline of a pull request's check, for every reader (git, GitHub, memory): the config
+ * at the base, the changed files and commits from the merge base, the scope the model names, the
+ * snapshots of the merge base and the head, the follow-up read, the revisions the approval rules
+ * look into, and `evaluate`. Reads that do not depend on each other start in the same tick, so a
+ * reader that batches (GitHub) answers them together: the commits' trees with the changed files,
+ * and the revisions' task files and the people with the snapshots.
+ */
+export async function judgePullRequest(repo: TaskRepository, request: CheckRequest): Promise<Judgement> {
   const [baseSha, headSha] = await Promise.all([repo.resolve(request.base), repo.resolve(request.head)]);
-  const loaded = await loadConfig(repo, baseSha, request.configPath);
+  const loaded =
+    request.configFile === undefined
+      ? await loadConfig(repo, baseSha, request.configPath)
+      : request.configFile && (await configOf(request.configFile, request.configPath));
   if (!loaded) {
-    return neutralReport(`taskgate is not configured on ${request.base} (no ${request.configPath ?? CONFIG_PATH})`);
+    const name = request.baseName ?? request.base;
+    return { report: neutralReport(`taskgate is not configured on ${name} (no ${request.configPath ?? CONFIG_PATH})`) };
   }
+  const { config, model } = loaded;
+  const limits = readLimits(config);
   const mergeBase = (await repo.mergeBase(baseSha, headSha)) ?? baseSha;
-  const [files, gitCommits] = await Promise.all([
-    repo.changedFiles(mergeBase, headSha),
-    repo.commits(mergeBase, headSha),
-  ]);
+  const changes = await readChanges(repo, loaded, mergeBase, headSha, request.pr ?? {});
   // The config a pull request proposes is validated too, and it may name the other preset.
-  if (files.some((file) => file.path === CONFIG_PATH)) {
+  if (changes.pr.files.some((file) => file.path === CONFIG_PATH)) {
     await Promise.all([loadPresetModel("phases"), loadPresetModel("board")]);
   }
-  const pr = buildPrContext(request.pr ?? {}, files, gitCommits, headSha);
-  const scope = loaded.model.prScope(files);
-  const limits = readLimits(loaded.config);
-  const [base, scopedHead] = await Promise.all([
+  const scope = model.prScope(changes.pr.files);
+  const [base, scopedHead, views, people] = await Promise.all([
     repo.readSnapshot(mergeBase, scope, limits),
     repo.readSnapshot(headSha, scope, limits),
+    readViews(repo, changes.revisions, scope, limits),
+    peopleOf(repo, config, changes.pr, request.pr),
   ]);
-  let head = scopedHead;
-  let viewScope = scope;
-  const more = loaded.model.followUp?.(base, scopedHead);
-  if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
-    const extra = await repo.readSnapshot(headSha, more, limits);
-    head = { rev: scopedHead.rev, files: new Map([...scopedHead.files, ...extra.files]) };
-    viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
+  const more = model.followUp?.(base, scopedHead);
+  const { head, revisions } = await followUp(repo, { head: scopedHead, views, more, limits });
+  const report = evaluate(config, base, head, { ...withPeople(changes.pr, people), revisions });
+  return { report, loaded, head };
+}
+
+/** A promise awaited later: its failure is not reported as unhandled meanwhile. */
+function held<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** A revision the approval rules look into, its reads started. */
+interface StartedRevision {
+  readonly rev: string;
+  readonly sha: Promise<string | undefined>;
+  readonly changed: Promise<ReadonlyMap<string, string | null> | undefined>;
+}
+
+/**
+ * The changed files, the commits and the pull request's context, with the revisions' comparisons
+ * with the head started: a reader that lists trees (GitHub) lists every commit's root, the folders
+ * above the files the comparison names and those of the rules' own paths in one request.
+ */
+async function readChanges(
+  repo: TaskRepository,
+  { config, model }: Loaded,
+  mergeBase: string,
+  headSha: string,
+  input: PrInput,
+): Promise<{ pr: PrContext; revisions: StartedRevision[] }> {
+  const fixed = model.prScope([]);
+  // The status matrix a record commit re-renders, when the config renders in pull requests.
+  const matrix = config.render.commit === "pr" ? [`${renderRootOf(config)}/matrix.md`] : [];
+  repo.plan?.([mergeBase, headSha], { paths: [...fixed.paths, ...matrix], prefixes: fixed.prefixes });
+  const listing = held(repo.changedFiles(mergeBase, headSha));
+  const context = buildPrContext(input, [], await repo.commits(mergeBase, headSha), headSha);
+  const revisions = wantedRevisions(config, context).map((rev): StartedRevision => {
+    // A commit this repository does not have (a force-pushed review, a typo) gets no view: a
+    // review of it never counts.
+    const sha = repo.resolve(rev).catch(() => undefined);
+    const changed = held(
+      sha.then((found) => (found === undefined ? undefined : repo.differences(found, headSha).catch(missing))),
+    );
+    return { rev, sha, changed };
+  });
+  return { pr: { ...context, files: await listing }, revisions };
+}
+
+/** `undefined` for a commit the reader does not have; any other failure stands. */
+function missing(error: unknown): undefined {
+  if (error instanceof RefNotFoundError) return undefined;
+  throw error;
+}
+
+/** Reads the task store (same scope as the head) at each revision, with its differences from the head. */
+async function readViews(
+  repo: TaskRepository,
+  revisions: readonly StartedRevision[],
+  scope: SnapshotScope,
+  limits: ReadLimits,
+): Promise<Map<string, RevisionView>> {
+  const views = new Map<string, RevisionView>();
+  await Promise.all(
+    revisions.map(async ({ rev, sha: resolved, changed: compared }) => {
+      const sha = await resolved;
+      if (!sha) return;
+      const [changed, snapshot] = await Promise.all([compared, repo.readSnapshot(sha, scope, limits).catch(missing)]);
+      if (changed && snapshot) views.set(rev, { sha, snapshot, changed });
+    }),
+  );
+  return views;
+}
+
+/**
+ * What the model's follow-up names beyond the scope (a board's evidence and handoffs), read at the
+ * head and at every revision together, and merged into their snapshots.
+ */
+async function followUp(
+  repo: TaskRepository,
+  read: { head: Snapshot; views: Map<string, RevisionView>; more: SnapshotScope | undefined; limits: ReadLimits },
+): Promise<{ head: Snapshot; revisions: Map<string, RevisionView> }> {
+  const { head, views, more, limits } = read;
+  if (!more || (more.paths.length === 0 && more.prefixes.length === 0)) return { head, revisions: views };
+  const merge = (snapshot: Snapshot, extra: Snapshot): Snapshot => ({
+    rev: snapshot.rev,
+    files: new Map([...snapshot.files, ...extra.files]),
+  });
+  const [extra, ...others] = await Promise.all([
+    repo.readSnapshot(head.rev, more, limits),
+    ...[...views.values()].map((view) => repo.readSnapshot(view.sha, more, limits)),
+  ]);
+  const revisions = new Map<string, RevisionView>();
+  [...views].forEach(([rev, view], index) =>
+    revisions.set(rev, { ...view, snapshot: merge(view.snapshot, others[index]!) }),
+  );
+  return { head: merge(head, extra!), revisions };
+}
+
+/**
+ * Who the people are, from the reader when it knows (GitHub) and the caller did not say: the
+ * permissions of decisive reviewers, the members of the teams a gate needs, and the logins of
+ * co-authors. `undefined`: the caller's own facts stand (`PR.json`).
+ */
+async function peopleOf(
+  repo: TaskRepository,
+  config: Config,
+  pr: PrContext,
+  input: PrInput | undefined,
+): Promise<People | undefined> {
+  if (!repo.people || input?.permissions !== undefined || input?.teams !== undefined) return undefined;
+  const { logins, teams } = peopleToLookUp(config, pr);
+  const commits = pr.commits.filter((commit) => (commit.coAuthors?.length ?? 0) > 0).map((commit) => commit.sha);
+  return repo.people({ logins, teams, commits });
+}
+
+/** The pull request's context with what the reader said of its people. */
+function withPeople(pr: PrContext, people: People | undefined): PrContext {
+  if (!people) return pr;
+  return {
+    ...pr,
+    commits: linkCoAuthors(pr.commits, people.authors),
+    permissions: people.permissions,
+    teams: people.teams,
+    unresolved: people.unresolved,
+  };
+}
+
+/**
+ * Whose repository permission and which teams an evaluation needs: the reviewers of decisive
+ * reviews (their gates need both), and the teams the config names where the author's membership
+ * decides the maintainers' exemption.
+ */
+export function peopleToLookUp(config: Config, pr: PrContext): { logins: string[]; teams: string[] } {
+  const logins = new Set<string>();
+  for (const review of pr.reviews) {
+    if (review.user?.type === "Deleted") continue; // nobody to ask about
+    if (review.user?.login && (review.state === "APPROVED" || review.state === "CHANGES_REQUESTED")) {
+      logins.add(review.user.login);
+    }
   }
-  const revisions = await readRevisions(repo, loaded.config, pr, viewScope, limits);
-  return evaluate(loaded.config, base, head, { ...pr, revisions });
+  const principals = [
+    ...config.approvals.approvers,
+    ...Object.values(config.approvals.gates).flatMap((gate) => gate.approvers ?? []),
+    ...Object.values(config.roles).flat(),
+  ];
+  const teams = new Set<string>();
+  if (logins.size > 0) for (const principal of principals) if (principal.startsWith("@")) teams.add(principal);
+  const maintainerTeams = config.maintainers.filter((principal) => principal.startsWith("@"));
+  // The maintainers' teams matter only when the author is not a maintainer by login already.
+  if (maintainerTeams.length > 0 && !principalMatcher(config.maintainers, config, { teams: {} })(pr.author)) {
+    for (const team of maintainerTeams) teams.add(team);
+  }
+  return { logins: [...logins], teams: [...teams].filter((team) => /^@[^/\s]+\/[^/\s]+$/.test(team)) };
+}
+
+/**
+ * Links the co-authors of commits to the logins the reader names for them (the git author first,
+ * then each trailer), by e-mail; a co-author linked to nobody keeps `null`.
+ */
+export function linkCoAuthors(
+  commits: readonly PrCommit[],
+  authors: ReadonlyMap<string, readonly { readonly login: string | null; readonly email: string | null }[]>,
+): PrCommit[] {
+  return commits.map((commit) => {
+    const known = authors.get(commit.sha);
+    if (!known || !commit.coAuthors?.length) return commit;
+    const byEmail = new Map(
+      known.filter((item) => item.email && item.login).map((item) => [item.email!.toLowerCase(), item.login!]),
+    );
+    return {
+      ...commit,
+      coAuthors: commit.coAuthors.map((person) => ({
+        ...person,
+        login: (person.email && byEmail.get(person.email.toLowerCase())) ?? person.login,
+      })),
+    };
+  });
 }
 
 /** At most this many other commits are read per check; reviews of further commits never count. */
@@ -163,32 +371,6 @@ export function wantedRevisions(config: Config, pr: PrContext): string[] {
     if (decisive(review) && (insider(review) || unknown(review))) add(review.commit_id);
   for (const review of [...pr.reviews].reverse()) if (decisive(review)) add(review.commit_id);
   return [...wanted];
-}
-
-/** Reads the task store (same scope as the head) at each wanted commit, with its differences from the head. */
-async function readRevisions(
-  repo: TaskRepository,
-  config: Config,
-  pr: PrContext,
-  scope: SnapshotScope,
-  limits: ReadLimits,
-): Promise<Map<string, RevisionView>> {
-  const views = new Map<string, RevisionView>();
-  const head = pr.headSha!;
-  await Promise.all(
-    wantedRevisions(config, pr).map(async (rev) => {
-      // A commit this repository does not have (a force-pushed review, a typo) gets no view: a
-      // review of it never counts.
-      const sha = await repo.resolve(rev).catch(() => undefined);
-      if (!sha) return;
-      const [changed, snapshot] = await Promise.all([
-        repo.differences(sha, head),
-        repo.readSnapshot(sha, scope, limits),
-      ]);
-      views.set(rev, { sha, snapshot, changed });
-    }),
-  );
-  return views;
 }
 
 /** Audits every task at a revision. */
@@ -267,7 +449,8 @@ export function buildPrContext(
     });
     return {
       ...commit,
-      author: github?.author?.login ?? null,
+      // A commit the caller does not list keeps what the reader says (git names no login).
+      author: github ? (github.author?.login ?? null) : (commit.author ?? null),
       // Unknown unless GitHub's answer names the committer (or says it links nobody).
       ...(github && github.committer !== undefined && { committer: github.committer?.login ?? null }),
       ...(coAuthors && { coAuthors }),

@@ -859,6 +859,12 @@ export class GitHubApi {
     });
     return data.createCommitOnBranch.commit.oid;
   }
+
+  /** The full id of the commit a ref names (a branch, a tag or a commit id): one REST request. */
+  async commitSha(ref: string): Promise<string> {
+    const { data } = await this.octokit.rest.repos.getCommit({ ...this.repo, ref, per_page: 1 });
+    return data.sha;
+  }
 }
 
 export interface CheckRunData {

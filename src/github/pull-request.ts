@@ -1,39 +1,29 @@
 /**
  * Judging a pull request on GitHub in a few requests, whatever the size of the repository: the pull
- * request with its reviews and the base branch's config (one GraphQL request), the comparison (merge
- * base, commits, changed files), the folders that differ between the merge base, the head and each
- * commit the approval rules look into (one GraphQL request for the roots and the folders above the
- * files the comparison lists, then one per level where more differ, for all commits at once), and one
- * GraphQL batch of the task files, permissions and team members. Lists GitHub caps are never judged
- * as if complete, nor a folder GitHub cuts short.
+ * request with its reviews and the base branch's config (one GraphQL request), then the core's one
+ * pipeline of a check (`judgePullRequest`) over `GitHubRepository`, which batches its reads: the
+ * comparison (merge base, commits, changed files), the folders that differ between the merge base,
+ * the head and each commit the approval rules look into (one GraphQL request for the roots and the
+ * folders above the files the comparison lists, then one per level where more differ, for all
+ * commits at once), and one GraphQL batch of the task files, permissions and team members. Lists
+ * GitHub caps are never judged as if complete, nor a folder GitHub cuts short.
  */
 import {
-  buildReport,
-  type Config,
   CONFIG_PATH,
+  ConfigError,
+  buildReport,
   configReport,
-  createModel,
-  evaluate,
-  neutralReport,
-  parseConfig,
-  principalMatcher,
-  readLimits,
-  renderRootOf,
+  judgePullRequest,
   violation,
-  wantedRevisions,
-} from "../core/index.js";
-import type {
-  PrContext,
-  Report,
-  RevisionView,
-  Snapshot,
-  SnapshotScope,
-  Violation,
-  WorkflowModel,
+  type Config,
+  type FileEntry,
+  type Report,
+  type Snapshot,
+  type Violation,
+  type WorkflowModel,
 } from "../core/index.js";
 import { MAX_COMMITS, type BlobData, type GitHubApi, type PullRequestFacts, type Tree } from "./api.js";
-import { GitHubRepository, MissingCommitError, TruncatedTreeError, linkCoAuthors, prCommitsOf } from "./repository.js";
-import { blobsToRead, changedFiles, differences, snapshotOf } from "./trees.js";
+import { GitHubRepository, TruncatedTreeError } from "./repository.js";
 
 export interface Evaluation {
   readonly facts: PullRequestFacts;
@@ -61,164 +51,51 @@ export async function evaluatePullRequest(
   const facts = await api.pullRequest(number, options.configPath);
   if (!facts) return undefined;
   const headSha = options.headSha ?? facts.headRefOid;
-  const loaded = loadConfig(facts);
-  if (!loaded.ok) return { facts, headSha, report: loaded.report, incomplete: false };
+  const path = options.configPath ?? CONFIG_PATH;
+  // GitHub lists at most 250 commits: the pipeline judges those, and this guard fails closed.
+  const repo = new GitHubRepository(api, { cappedCommits: "listed" });
   try {
-    return await judge(api, facts, headSha, loaded.config, loaded.model);
+    const judged = await judgePullRequest(repo, {
+      base: facts.baseTip,
+      head: headSha,
+      baseName: facts.baseRefName,
+      configPath: path,
+      configFile: configFileOf(facts.config, path),
+      pr: { author: facts.author, reviews: facts.reviews },
+    });
+    if (!judged.loaded) return { facts, headSha, report: judged.report, incomplete: false };
+    const comparison = await repo.compare(facts.baseTip, headSha);
+    const blind = unseen(comparison.totalCommits, comparison.commits.length);
+    return {
+      facts,
+      headSha,
+      report: blind.length === 0 ? judged.report : failClosed(judged.report, blind),
+      ...judged.loaded,
+      ...(judged.head && { head: judged.head }),
+      headTree: await repo.tree(headSha),
+      repo,
+      incomplete: blind.length > 0,
+    };
   } catch (error) {
+    if (error instanceof ConfigError) {
+      return { facts, headSha, report: configReport(error.issues, error.path), incomplete: false };
+    }
     if (!(error instanceof TruncatedTreeError)) throw error;
     const report = buildReport(
       { violations: cutShort([error]), pending: [], transitions: [], records: [] },
       `pull request by ${facts.author}`,
     );
-    return { facts, headSha, report, config: loaded.config, model: loaded.model, incomplete: true };
+    return { facts, headSha, report, incomplete: true };
   }
 }
 
-/** The evaluation of a configured pull request; `TruncatedTreeError` when GitHub cuts a folder it needs. */
-async function judge(
-  api: GitHubApi,
-  facts: PullRequestFacts,
-  headSha: string,
-  config: Config,
-  model: WorkflowModel,
-): Promise<Evaluation> {
-  const repo = new GitHubRepository(api);
-  const comparison = await repo.compare(facts.baseTip, headSha);
-  let commits = prCommitsOf(comparison);
-  const context = { author: facts.author, headSha, commits, reviews: facts.reviews, permissions: {}, teams: {} };
-  const { baseTree, headTree, viewTrees } = await readTrees(repo, {
-    base: comparison.mergeBase,
-    head: headSha,
-    others: wantedRevisions(config, { ...context, files: [] }),
-    scope: model.prScope([]),
-    // The files that changed, as far as the comparison lists them, and the status matrix a record
-    // commit re-renders when it exists (see `rendered` in flow.ts): their folders come with the roots.
-    changed: [...comparison.files, ...(config.render.commit === "pr" ? [`${renderRootOf(config)}/matrix.md`] : [])],
-  });
-  const files = changedFiles(baseTree, headTree);
-  const pr: PrContext = { ...context, files };
-  const scope = model.prScope(files);
-  const limits = readLimits(config);
-  await repo.cover([baseTree, headTree, ...viewTrees.values()].map((tree) => ({ tree, scope })));
-  const people = peopleToLookUp(config, pr);
-  const first = await api.batch({
-    blobs: [baseTree, headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, scope, limits)),
-    people: people.logins,
-    teams: people.teams,
-    // Who GitHub links to each `Co-authored-by:` trailer: asked only for commits that have one.
-    commits: commits.filter((commit) => (commit.coAuthors?.length ?? 0) > 0).map((commit) => commit.sha),
-  });
-  commits = linkCoAuthors(commits, first.authors);
-  for (const [oid, blob] of first.blobs) repo.blobs.set(oid, blob);
-  const read = repo.blobs;
-  let base = snapshotOf(baseTree, scope, limits, read);
-  let head = snapshotOf(headTree, scope, limits, read);
-  let viewScope: SnapshotScope = scope;
-  const more = model.followUp?.(base, head);
-  if (more && (more.paths.length > 0 || more.prefixes.length > 0)) {
-    await repo.cover([headTree, ...viewTrees.values()].map((tree) => ({ tree, scope: more })));
-    await repo.prefetch([headTree, ...viewTrees.values()].flatMap((tree) => blobsToRead(tree, more, limits)));
-    viewScope = { paths: [...scope.paths, ...more.paths], prefixes: [...scope.prefixes, ...more.prefixes] };
-    head = snapshotOf(headTree, viewScope, limits, read);
-    base = snapshotOf(baseTree, scope, limits, read);
-  }
-  const revisions = new Map<string, RevisionView>();
-  for (const [sha, tree] of viewTrees) {
-    revisions.set(sha, {
-      sha,
-      snapshot: snapshotOf(tree, viewScope, limits, read),
-      changed: differences(tree, headTree),
-    });
-  }
-  const judged = evaluate(config, base, head, {
-    ...pr,
-    commits,
-    permissions: first.permissions,
-    teams: first.teams,
-    unresolved: first.unresolved,
-    revisions,
-  });
-  const blind = unseen(comparison.totalCommits, comparison.commits.length);
-  const report = blind.length === 0 ? judged : failClosed(judged, blind);
-  return { facts, headSha, report, config, model, head, headTree, repo, incomplete: blind.length > 0 };
-}
-
-type Loaded = { ok: true; config: Config; model: WorkflowModel } | { ok: false; report: Report };
-
-/** The config at the tip of the base branch; a pull request never judges itself by its own. */
-function loadConfig(facts: PullRequestFacts): Loaded {
-  const blob = facts.config;
-  if (!blob)
-    return {
-      ok: false,
-      report: neutralReport(`taskgate is not configured on ${facts.baseRefName} (no ${CONFIG_PATH})`),
-    };
-  if (blob.text === null || blob.isBinary || blob.isTruncated) {
-    return { ok: false, report: configReport([{ path: "", message: `${CONFIG_PATH} is not a readable text file` }]) };
-  }
-  const parsed = parseConfig(blob.text);
-  if (!parsed.ok) return { ok: false, report: configReport(parsed.issues) };
-  const created = createModel(parsed.config);
-  if (!created.ok) return { ok: false, report: configReport(created.issues) };
-  return { ok: true, config: parsed.config, model: created.model };
-}
-
-/**
- * The trees of the merge base, the head and the commits the approval rules look into (a commit
- * GitHub no longer has is left out), with every folder that differs from the head's listed, and
- * what `scope` names in the merge base and the head. The folders above the files the comparison
- * lists come with the roots, so a walk down to them costs nothing more: for a pull request of at
- * most 300 files, one request in all (more only for commits that differ from the head elsewhere).
- */
-async function readTrees(
-  repo: GitHubRepository,
-  read: { base: string; head: string; others: readonly string[]; scope: SnapshotScope; changed: readonly string[] },
-): Promise<{ baseTree: Tree; headTree: Tree; viewTrees: Map<string, Tree> }> {
-  const { base, head, others, scope } = read;
-  const trees = await repo.trees([base, head, ...others], {
-    at: [base, head],
-    paths: [...read.changed, ...scope.paths],
-  });
-  const [baseTree, headTree] = [trees.get(base), trees.get(head)];
-  if (!baseTree) throw new MissingCommitError(base);
-  if (!headTree) throw new MissingCommitError(head);
-  const viewTrees = new Map(others.flatMap((sha) => (trees.has(sha) ? [[sha, trees.get(sha)!] as const] : [])));
-  await repo.cover([
-    { compare: [baseTree, headTree] },
-    ...[...viewTrees.values()].map((tree) => ({ compare: [tree, headTree] as const })),
-    { tree: baseTree, scope },
-    { tree: headTree, scope },
-  ]);
-  return { baseTree, headTree, viewTrees };
-}
-
-/**
- * Whose repository permission and which teams an evaluation needs: the reviewers of decisive
- * reviews (their gates need both), and the teams the config names where the author's membership
- * decides the maintainers' exemption.
- */
-function peopleToLookUp(config: Config, pr: PrContext): { logins: string[]; teams: string[] } {
-  const logins = new Set<string>();
-  for (const review of pr.reviews) {
-    if (review.user?.type === "Deleted") continue; // nobody to ask about
-    if (review.user?.login && (review.state === "APPROVED" || review.state === "CHANGES_REQUESTED")) {
-      logins.add(review.user.login);
-    }
-  }
-  const principals = [
-    ...config.approvals.approvers,
-    ...Object.values(config.approvals.gates).flatMap((gate) => gate.approvers ?? []),
-    ...Object.values(config.roles).flat(),
-  ];
-  const teams = new Set<string>();
-  if (logins.size > 0) for (const principal of principals) if (principal.startsWith("@")) teams.add(principal);
-  const maintainerTeams = config.maintainers.filter((principal) => principal.startsWith("@"));
-  // The maintainers' teams matter only when the author is not a maintainer by login already.
-  if (maintainerTeams.length > 0 && !principalMatcher(config.maintainers, config, { teams: {} })(pr.author)) {
-    for (const team of maintainerTeams) teams.add(team);
-  }
-  return { logins: [...logins], teams: [...teams].filter((team) => /^@[^/\s]+\/[^/\s]+$/.test(team)) };
+/** The config at the tip of the base branch as the pull request's facts carry it; a pull request never judges itself by its own. */
+function configFileOf(blob: BlobData | null, path: string): FileEntry | null {
+  if (!blob) return null;
+  const size = blob.byteSize ?? 0;
+  if (blob.text === null || blob.isBinary) return { path, kind: "binary", size };
+  if (blob.isTruncated) return { path, kind: "oversized", size };
+  return { path, kind: "file", size, text: blob.text };
 }
 
 /** What GitHub did not show in full: commits beyond its cap. */

@@ -18,19 +18,35 @@
  *   `TruncatedTreeError`.
  * - `readSnapshot`: then one GraphQL request per 200 blobs the scope needs; blobs are cached by
  *   object id, so a blob two commits share is read once.
+ * - Reads batch by tick: the folders asked for in the same tick (by any read: roots, hints, a level
+ *   of a walk) share one `Folders` request, and the blobs and people (`people`: permissions, team
+ *   members, co-authors' logins) one `Batch`, sent once no snapshot read started with them is still
+ *   listing folders. So the core's pipeline, which starts its independent reads together, costs
+ *   what a hand-written sequence of batched calls would.
  * - `commits`: one comparison; GitHub lists at most 250 commits, and a longer list is never judged
- *   as if complete: `CappedListError`.
- * - `mergeBase`: the same comparison (cached per pair).
+ *   as if complete: `CappedListError` (or, for a caller that fails closed itself, the listed ones).
+ * - `mergeBase`: the same comparison (cached per pair, and as its merge base's comparison).
  */
 import {
-  coAuthorsOf,
-  type ReadLimits,
   RefNotFoundError,
+  coAuthorsOf,
+  type ChangedFile,
+  type People,
+  type PeopleRequest,
+  type PrCommit,
+  type ReadLimits,
+  type Snapshot,
   type SnapshotScope,
   type TaskRepository,
 } from "../core/index.js";
-import type { ChangedFile, PrCommit, Snapshot } from "../core/index.js";
-import { MAX_COMMITS, type BlobData, type Comparison, type FolderListing, type GitHubApi } from "./api.js";
+import {
+  MAX_COMMITS,
+  type BatchAnswer,
+  type BlobData,
+  type Comparison,
+  type FolderListing,
+  type GitHubApi,
+} from "./api.js";
 import {
   Tree,
   absorbListing,
@@ -73,30 +89,6 @@ export function prCommitsOf(comparison: Pick<Comparison, "commits">): PrCommit[]
   }));
 }
 
-/**
- * Links the co-authors of commits to the logins GitHub names for them (`Commit.authors`: the git
- * author first, then each trailer), by e-mail; a co-author GitHub links to nobody keeps `null`.
- */
-export function linkCoAuthors(
-  commits: readonly PrCommit[],
-  authors: ReadonlyMap<string, readonly { login: string | null; email: string | null }[]>,
-): PrCommit[] {
-  return commits.map((commit) => {
-    const known = authors.get(commit.sha);
-    if (!known || !commit.coAuthors?.length) return commit;
-    const byEmail = new Map(
-      known.filter((item) => item.email && item.login).map((item) => [item.email!.toLowerCase(), item.login!]),
-    );
-    return {
-      ...commit,
-      coAuthors: commit.coAuthors.map((person) => ({
-        ...person,
-        login: (person.email && byEmail.get(person.email.toLowerCase())) ?? person.login,
-      })),
-    };
-  });
-}
-
 export class CappedListError extends Error {
   constructor(
     readonly what: string,
@@ -125,11 +117,12 @@ export class TruncatedTreeError extends Error {
 }
 
 /** A commit GitHub does not have (a force-pushed review, a typo): GitHub's own answer, 404. */
-export class MissingCommitError extends Error {
+export class MissingCommitError extends RefNotFoundError {
   readonly status = 404;
 
   constructor(readonly sha: string) {
-    super(`GitHub has no commit ${sha}`);
+    super(sha, "Name a commit this repository has.");
+    this.message = `GitHub has no commit ${sha}`;
     this.name = "MissingCommitError";
   }
 }
@@ -201,25 +194,73 @@ function foldersAbove(paths: readonly string[]): string[] {
   return [...out];
 }
 
+/** Where a folder sits: the commit and the path it was asked for at (for messages). */
+interface Where {
+  readonly sha: string;
+  readonly path: string;
+}
+
+/** Folders asked for in one tick, listed by one GraphQL request, by key (object id or expression). */
+interface FolderQueue {
+  readonly items: Map<string, { readonly expression: boolean; readonly where: Where }>;
+  readonly answer: Promise<ReadonlyMap<string, FolderListing | null>>;
+}
+
+/** Blobs and people asked for in one tick, read by one `Batch`. */
+interface BatchQueue {
+  readonly blobs: Set<string>;
+  readonly people: Set<string>;
+  readonly teams: Set<string>;
+  readonly commits: Set<string>;
+  readonly answer: Promise<BatchAnswer>;
+  settle(flush: () => Promise<BatchAnswer>): void;
+}
+
+export interface GitHubReaderOptions {
+  /**
+   * Commits beyond what GitHub lists (250): `"fail"` (the default) throws `CappedListError`;
+   * `"listed"` gives the listed ones, for a caller that fails closed itself.
+   */
+  readonly cappedCommits?: "fail" | "listed";
+}
+
+/** A promise awaited later, or never: its failure is not reported as unhandled meanwhile. */
+function held<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
 export class GitHubRepository implements TaskRepository {
   /** Every folder listed so far, by object id, for every commit. */
   readonly folders: Folders = new Map();
   /** Each commit's root folder (`null`: GitHub has no such commit). */
   private readonly roots = new Map<string, Promise<string | null>>();
-  /** Folders asked for in one recursive request already (cut short: walked instead). */
-  private readonly recursive = new Set<string>();
+  /** Folders asked for in one recursive request (cut short: walked instead), and those answered. */
+  private readonly recursive = new Map<string, Promise<void>>();
+  private readonly absorbed = new Set<string>();
   private readonly comparisons = new Map<string, Promise<Comparison>>();
   /** The files comparisons listed, by `mergeBase...head`. */
   private readonly changed = new Map<string, readonly string[]>();
   readonly blobs = new Map<string, BlobData>();
+  /** Every folder asked for, by key, listed and kept once its request is answered. */
+  private readonly asked = new Map<string, Promise<FolderListing | null>>();
+  private folderQueue: FolderQueue | undefined;
+  /** Blobs asked for and not read yet, by object id. */
+  private readonly reading = new Map<string, Promise<BatchAnswer>>();
+  private batchQueue: BatchQueue | undefined;
+  private batchScheduled = false;
+  /** Snapshot reads still listing folders: the blobs of reads started together are read together. */
+  private walking = 0;
 
-  constructor(readonly api: GitHubApi) {}
+  constructor(
+    readonly api: GitHubApi,
+    private readonly options: GitHubReaderOptions = {},
+  ) {}
 
   async resolve(ref: string): Promise<string> {
     if (FULL_SHA.test(ref)) return ref;
     try {
-      const { data } = await this.api.octokit.rest.repos.getCommit({ ...this.api.repo, ref, per_page: 1 });
-      return data.sha;
+      return await this.api.commitSha(ref);
     } catch {
       throw new RefNotFoundError(ref, "Name a branch, a tag or a full commit id of this repository.");
     }
@@ -230,47 +271,24 @@ export class GitHubRepository implements TaskRepository {
   }
 
   /**
-   * The trees of commits, their root folders listed: one GraphQL request for all the commits not
-   * asked for yet. With `hints` (paths that may have changed, as a comparison lists them), the same
-   * request lists each folder above those paths at the commits `hints.at`: a walk down to them then
-   * finds them listed, and costs no more requests. A hint only saves requests: every folder is still
-   * reached from its root and checked against its id. A commit GitHub does not have is left out.
+   * The trees of commits, their root folders listed: the commits not asked for yet join the next
+   * GraphQL request of folders. With `hints` (paths that may have changed, as a comparison lists
+   * them), the same request lists each folder above those paths at the commits `hints.at`: a walk
+   * down to them then finds them listed, and costs no more requests. A hint only saves requests:
+   * every folder is still reached from its root and checked against its id. A commit GitHub does
+   * not have is left out.
    */
   async trees(
     shas: readonly string[],
     hints?: { readonly at: readonly string[]; readonly paths: readonly string[] },
   ): Promise<Map<string, Tree>> {
-    const fresh = [...new Set(shas)].filter((sha) => !this.roots.has(sha));
-    const folders = hints ? foldersAbove(hints.paths) : [];
-    const where = new Map<string, { sha: string; path: string }>();
-    for (const sha of hints?.at ?? []) {
-      if (FULL_SHA.test(sha)) for (const path of folders) where.set(`${sha}:${path}`, { sha, path: `${path}/` });
-    }
-    if (fresh.length > 0 || where.size > 0) {
-      const asked = this.api.folders(
-        fresh.filter((sha) => FULL_SHA.test(sha)),
-        [...where.keys()],
-      );
-      for (const sha of fresh) {
-        this.roots.set(
-          sha,
-          asked.then(async (found) => {
-            const listing = found.get(sha);
-            if (!listing) return null;
-            await this.keep([listing], new Map([[listing.oid, { sha, path: "" }]]));
-            return listing.oid;
-          }),
-        );
-      }
-      const found = await asked;
-      const hinted = [...where].flatMap(([key, at]) => {
-        const listing = found.get(key);
-        return listing ? [{ listing, at }] : [];
-      });
-      await this.keep(
-        hinted.map((item) => item.listing),
-        new Map(hinted.map((item) => [item.listing.oid, item.at])),
-      );
+    if (hints) this.hint(hints.at, hints.paths);
+    for (const sha of new Set(shas)) {
+      if (this.roots.has(sha)) continue;
+      const root = FULL_SHA.test(sha)
+        ? this.ask(sha, false, { sha, path: "" }).then((listing) => listing?.oid ?? null)
+        : Promise.resolve(null);
+      this.roots.set(sha, held(root));
     }
     const out = new Map<string, Tree>();
     for (const sha of new Set(shas)) {
@@ -278,6 +296,68 @@ export class GitHubRepository implements TaskRepository {
       if (root !== null) out.set(sha, new Tree(sha, root, this.folders));
     }
     return out;
+  }
+
+  /** Asks, with the next request of folders, for each folder above `paths` at the commits `at`. */
+  private hint(at: readonly string[], paths: readonly string[]): void {
+    const folders = foldersAbove(paths);
+    for (const sha of at) {
+      if (!FULL_SHA.test(sha)) continue;
+      for (const path of folders) held(this.ask(`${sha}:${path}`, true, { sha, path: `${path}/` }));
+    }
+  }
+
+  /**
+   * A folder by object id (a commit's id names its root folder) or by expression (`<commit>:<path>`),
+   * listed and kept: folders asked for in the same tick share one GraphQL request (per 200), and a
+   * folder is asked for once. `null`: GitHub has no such folder. Fails, for every folder of the
+   * request, when GitHub cuts one of them short even alone.
+   */
+  private ask(key: string, expression: boolean, where: Where): Promise<FolderListing | null> {
+    const known = this.asked.get(key);
+    if (known) return known;
+    if (!this.folderQueue) {
+      const items: FolderQueue["items"] = new Map();
+      const answer = new Promise<ReadonlyMap<string, FolderListing | null>>((resolve, reject) =>
+        setImmediate(() => {
+          if (this.folderQueue?.items === items) this.folderQueue = undefined;
+          this.listFolders(items).then(resolve, reject);
+        }),
+      );
+      this.folderQueue = { items, answer };
+    }
+    this.folderQueue.items.set(key, { expression, where });
+    const asked = held(this.folderQueue.answer.then((found) => found.get(key) ?? null));
+    this.asked.set(key, asked);
+    return asked;
+  }
+
+  /** One request for the folders of a tick, each listing kept (or asked again by REST when cut). */
+  private async listFolders(items: FolderQueue["items"]): Promise<ReadonlyMap<string, FolderListing | null>> {
+    const keys = [...items.keys()];
+    const found = await this.api.folders(
+      keys.filter((key) => !items.get(key)!.expression),
+      keys.filter((key) => items.get(key)!.expression),
+    );
+    const listings = keys.flatMap((key) => {
+      const listing = found.get(key);
+      return listing ? [{ listing, where: items.get(key)!.where }] : [];
+    });
+    await this.keep(
+      listings.map((item) => item.listing),
+      new Map(listings.map((item) => [item.listing.oid, item.where])),
+    );
+    return found;
+  }
+
+  /**
+   * Reads `scope` at `revs` ahead (their roots and the folders above its paths join the next
+   * request of folders, and the folders it enters are listed with the walks of the same level), so
+   * that a later snapshot of it costs no request of folders of its own.
+   */
+  plan(revs: readonly string[], scope: SnapshotScope): void {
+    this.hint(revs, scope.paths);
+    for (const rev of revs) held(this.tree(rev).then((tree) => this.cover([{ tree, scope }])));
   }
 
   /** The tree of one commit, its root folder listed; `MissingCommitError` when GitHub has none. */
@@ -313,33 +393,37 @@ export class GitHubRepository implements TaskRepository {
     return waiting;
   }
 
-  /** Lists one level: the folders in one GraphQL batch, and each subtree read whole in one request. */
+  /**
+   * Lists one level: the folders join the tick's GraphQL request of folders, and each subtree read
+   * whole is asked for in one request (a read that needs one another read asked for waits for it).
+   */
   private async list(waiting: readonly Pending[]): Promise<void> {
-    const wanted = new Map<string, { sha: string; path: string }>();
-    const subtrees = new Map<string, Pending>();
+    const wanted = new Map<string, Where>();
+    const subtrees = new Set<string>();
+    const listing: Promise<void>[] = [];
     for (const node of waiting) {
-      if (node.subtree && !this.recursive.has(node.subtree)) subtrees.set(node.subtree, node);
+      const whole = node.subtree === undefined ? undefined : this.recursive.get(node.subtree);
+      if (node.subtree && !whole) subtrees.add(node.subtree);
+      else if (whole && !this.folders.has(node.subtree!) && !this.absorbed.has(node.subtree!)) listing.push(whole);
       else
         for (const oid of node.oids)
           if (!this.folders.has(oid)) wanted.set(oid, { sha: node.tree.sha, path: node.path });
     }
     for (const oid of wanted.keys()) subtrees.delete(oid);
-    const level = async () => {
-      if (wanted.size === 0) return;
-      const found = await this.api.folders([...wanted.keys()]);
-      const listings = [...wanted].map(([oid, where]) => {
-        const listing = found.get(oid);
-        if (!listing)
-          throw new Error(`GitHub has no folder ${where.path} (${oid.slice(0, 7)}) of ${where.sha.slice(0, 7)}`);
-        return listing;
+    const level = [...wanted].map(async ([oid, where]) => {
+      const found = await this.ask(oid, false, where);
+      if (!found)
+        throw new Error(`GitHub has no folder ${where.path} (${oid.slice(0, 7)}) of ${where.sha.slice(0, 7)}`);
+    });
+    const whole = [...subtrees].map((oid) => {
+      const read = this.api.listing(oid, { recursive: true }).then((answer) => {
+        absorbListing(answer, this.folders, true);
+        this.absorbed.add(oid);
       });
-      await this.keep(listings, wanted);
-    };
-    const whole = async (oid: string) => {
-      this.recursive.add(oid);
-      absorbListing(await this.api.listing(oid, { recursive: true }), this.folders, true);
-    };
-    await Promise.all([level(), ...[...subtrees.keys()].map(whole)]);
+      this.recursive.set(oid, held(read));
+      return read;
+    });
+    await Promise.all([...level, ...whole, ...listing]);
   }
 
   /**
@@ -365,19 +449,101 @@ export class GitHubRepository implements TaskRepository {
     );
   }
 
-  /** Reads the named blobs not read yet, in batches. */
+  /** Reads the named blobs not read yet, with the other blobs and people asked for in the same tick. */
   async prefetch(oids: readonly string[]): Promise<void> {
     const missing = [...new Set(oids)].filter((oid) => !this.blobs.has(oid));
-    if (missing.length === 0) return;
-    const { blobs } = await this.api.batch({ blobs: missing, people: [], teams: [] });
-    for (const [oid, blob] of blobs) this.blobs.set(oid, blob);
+    await Promise.all(this.request({ blobs: missing }));
   }
 
+  /**
+   * Reads `rev` in `scope`: its folders listed (with the other reads' of the same level), then its
+   * blobs in the `Batch` of every read started with it (a read still listing folders holds that
+   * batch back, so reads started together never split it).
+   */
   async readSnapshot(rev: string, scope?: SnapshotScope, limits: ReadLimits = {}): Promise<Snapshot> {
-    const tree = await this.tree(rev);
-    await this.cover([{ tree, scope }]);
-    await this.prefetch(blobsToRead(tree, scope, limits));
+    this.walking++;
+    let tree: Tree;
+    let read: Promise<unknown>[];
+    try {
+      tree = await this.tree(rev);
+      await this.cover([{ tree, scope }]);
+      const missing = [...new Set(blobsToRead(tree, scope, limits))].filter((oid) => !this.blobs.has(oid));
+      read = this.request({ blobs: missing });
+    } finally {
+      this.walking--;
+      if (this.walking === 0) this.scheduleBatch();
+    }
+    await Promise.all(read);
     return { ...snapshotOf(tree, scope, limits, this.blobs), rev };
+  }
+
+  /**
+   * Repository permissions, team members and the logins GitHub links to commits' co-authors, in the
+   * `Batch` of the reads of the same tick.
+   */
+  async people(request: PeopleRequest): Promise<People> {
+    const [answer] = this.request({ people: request.logins, teams: request.teams, commits: request.commits });
+    if (!answer) return { permissions: {}, teams: {}, unresolved: {}, authors: new Map() };
+    const { permissions, teams, unresolved, authors } = await answer;
+    return { permissions, teams, unresolved, authors };
+  }
+
+  /**
+   * Queues blobs and people for the tick's `Batch`; the promises of the batches that answer them
+   * (none when nothing is left to ask: a blob read or asked for already waits for its batch).
+   */
+  private request(items: {
+    blobs?: readonly string[];
+    people?: readonly string[];
+    teams?: readonly string[];
+    commits?: readonly string[];
+  }): Promise<BatchAnswer>[] {
+    const out = new Set<Promise<BatchAnswer>>();
+    const fresh = (items.blobs ?? []).filter((oid) => {
+      const asked = this.reading.get(oid);
+      if (asked) out.add(asked);
+      return !asked;
+    });
+    const others = [...(items.people ?? []), ...(items.teams ?? []), ...(items.commits ?? [])];
+    if (fresh.length === 0 && others.length === 0) return [...out];
+    const queue = (this.batchQueue ??= batchQueue());
+    for (const oid of fresh) {
+      queue.blobs.add(oid);
+      this.reading.set(oid, queue.answer);
+    }
+    for (const login of items.people ?? []) queue.people.add(login);
+    for (const team of items.teams ?? []) queue.teams.add(team);
+    for (const sha of items.commits ?? []) queue.commits.add(sha);
+    out.add(queue.answer);
+    this.scheduleBatch();
+    return [...out];
+  }
+
+  /** Sends the queued `Batch` on the next tick, once no read started with it is still listing folders. */
+  private scheduleBatch(): void {
+    if (this.batchScheduled || !this.batchQueue) return;
+    this.batchScheduled = true;
+    setImmediate(() => {
+      this.batchScheduled = false;
+      const queue = this.batchQueue;
+      // The last read to finish listing its folders schedules the batch again.
+      if (!queue || this.walking > 0) return;
+      this.batchQueue = undefined;
+      queue.settle(async () => {
+        try {
+          const answer = await this.api.batch({
+            blobs: [...queue.blobs],
+            people: [...queue.people],
+            teams: [...queue.teams],
+            commits: [...queue.commits],
+          });
+          for (const [oid, blob] of answer.blobs) this.blobs.set(oid, blob);
+          return answer;
+        } finally {
+          for (const oid of queue.blobs) this.reading.delete(oid);
+        }
+      });
+    });
   }
 
   async changedFiles(base: string, head: string): Promise<ChangedFile[]> {
@@ -387,7 +553,7 @@ export class GitHubRepository implements TaskRepository {
 
   async commits(base: string, head: string): Promise<PrCommit[]> {
     const comparison = await this.compare(base, head);
-    if (comparison.totalCommits > comparison.commits.length) {
+    if (comparison.totalCommits > comparison.commits.length && this.options.cappedCommits !== "listed") {
       throw new CappedListError("commits", comparison.totalCommits, Math.min(comparison.commits.length, MAX_COMMITS));
     }
     return prCommitsOf(comparison);
@@ -412,7 +578,8 @@ export class GitHubRepository implements TaskRepository {
   }
 
   /**
-   * The comparison of `base...head` (cached per pair); the files it lists are kept as hints for
+   * The comparison of `base...head` (cached per pair, and as the comparison of its merge base with
+   * `head`: GitHub compares from the merge base); the files it lists are kept as hints for
    * comparing the merge base with the head.
    */
   compare(base: string, head: string): Promise<Comparison> {
@@ -420,11 +587,24 @@ export class GitHubRepository implements TaskRepository {
     let comparison = this.comparisons.get(key);
     if (!comparison) {
       comparison = this.api.compare(base, head).then((answer) => {
-        this.changed.set(`${answer.mergeBase}...${head}`, answer.files);
+        const from = `${answer.mergeBase}...${head}`;
+        this.changed.set(from, answer.files);
+        if (!this.comparisons.has(from)) this.comparisons.set(from, Promise.resolve(answer));
         return answer;
       });
       this.comparisons.set(key, comparison);
     }
     return comparison;
   }
+}
+
+/** An empty `Batch` queue whose answer is settled by the flush it is given. */
+function batchQueue(): BatchQueue {
+  let settle!: BatchQueue["settle"];
+  const answer = held(
+    new Promise<BatchAnswer>((resolve, reject) => {
+      settle = (flush) => void flush().then(resolve, reject);
+    }),
+  );
+  return { blobs: new Set(), people: new Set(), teams: new Set(), commits: new Set(), answer, settle };
 }

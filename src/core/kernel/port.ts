@@ -78,6 +78,38 @@ export interface TaskRepository {
    * paths), mapped to its content id at `from` (`null` when absent at `from`). One process/request.
    */
   differences(from: string, to: string): Promise<ReadonlyMap<string, string | null>>;
+  /**
+   * Optional: the caller will read this scope at these revisions soon. A reader that lists folders
+   * request by request (GitHub) lists theirs with the requests it makes meanwhile; it only saves
+   * requests, and never changes what a read returns.
+   */
+  plan?(revs: readonly string[], scope: SnapshotScope): void;
+  /**
+   * Optional: who the people of a pull request are, as the place the repository lives knows them
+   * (GitHub: repository permissions, team members, the logins linked to `Co-authored-by:`
+   * trailers). A reader that has no such facts leaves it out; the caller's own facts (`PR.json`)
+   * stand instead. A reader that batches answers it with the reads of the same tick.
+   */
+  people?(request: PeopleRequest): Promise<People>;
+}
+
+/** What a pull request's rules need to know about people: asked only when a rule needs it. */
+export interface PeopleRequest {
+  /** Logins whose repository permission counts (the reviewers of decisive reviews). */
+  readonly logins: readonly string[];
+  /** Teams (`@org/team`) whose members count. */
+  readonly teams: readonly string[];
+  /** Commits with `Co-authored-by:` trailers, whose co-authors' logins count. */
+  readonly commits: readonly string[];
+}
+
+export interface People {
+  readonly permissions: Readonly<Record<string, string>>;
+  readonly teams: Readonly<Record<string, readonly string[]>>;
+  /** Why a login's permission or a team's members are unknown. */
+  readonly unresolved: Readonly<Record<string, string>>;
+  /** The people linked to each commit asked for (its git author first, then each trailer). */
+  readonly authors: ReadonlyMap<string, readonly { readonly login: string | null; readonly email: string | null }[]>;
 }
 
 export class RefNotFoundError extends Error {
