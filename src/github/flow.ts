@@ -8,7 +8,7 @@ import { writeRecords } from "../core/evaluate.js";
 import { renderRootOf } from "../core/paths.js";
 import type { Report, Snapshot } from "../core/types.js";
 import type { GitHubApi } from "./api.js";
-import { isStatus } from "./errors.js";
+import { GitHubError } from "./errors.js";
 import type { Self } from "./identity.js";
 import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
 import { TruncatedTreeError } from "./repository.js";
@@ -99,8 +99,8 @@ async function run(job: Job, attempts: number): Promise<Outcome> {
     return await judge(job, attempts);
   } catch (error) {
     // A pull request, branch or commit deleted while the delivery ran: nothing left to report on.
-    if (!isStatus(error, 404, 410)) throw error;
-    log.info(`pull request #${number}: GitHub answered ${(error as { status: number }).status}; it is gone`);
+    if (!(error instanceof GitHubError && error.is(404, 410))) throw error;
+    log.info(`pull request #${number}: GitHub answered ${error.status}; it is gone`);
     return { evaluated: false };
   }
 }
@@ -230,7 +230,7 @@ async function whyNotRecord(api: GitHubApi, evaluation: Evaluation, trigger: Tri
   try {
     protectedBranch = await api.isProtected(facts.headRefName);
   } catch (error) {
-    if (!isStatus(error, 404)) throw error;
+    if (!(error instanceof GitHubError && error.is(404))) throw error;
     return `The branch ${facts.headRefName} is gone, so nothing is recorded.`;
   }
   if (protectedBranch) {

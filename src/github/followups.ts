@@ -13,7 +13,7 @@ import { isBotCommit } from "../core/approval.js";
 import type { TaskRepository } from "../core/port.js";
 import { loadConfig } from "../core/service.js";
 import type { GitHubApi } from "./api.js";
-import { isStatus } from "./errors.js";
+import { GitHubError } from "./errors.js";
 import type { Logger } from "./flow.js";
 import { writtenBy, type Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
@@ -117,7 +117,7 @@ async function foreignCommits(api: GitHubApi, config: Config, base: string): Pro
       .map((commit) => commit.sha);
   } catch (error) {
     // No sync branch yet: nothing of anyone's to keep.
-    if (isStatus(error, 404)) return [];
+    if (error instanceof GitHubError && error.is(404)) return [];
     throw error;
   }
 }
