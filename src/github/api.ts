@@ -583,69 +583,14 @@ export class GitHubApi {
     const take = (list: string[], room: number) => list.splice(0, Math.max(0, Math.min(list.length, room)));
     while (pending.blobs.length + pending.people.length + pending.teams.length + pending.commits.length > 0) {
       const people = take(pending.people, BATCH_SIZE);
-      const teamSlugs = take(pending.teams, BATCH_SIZE - people.length);
-      const commits = take(pending.commits, BATCH_SIZE - people.length - teamSlugs.length);
-      const oids = take(pending.blobs, BATCH_SIZE - people.length - teamSlugs.length - commits.length);
-      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
-      oids.forEach((oid, index) => (variables[`b${index}`] = oid));
-      people.forEach((login, index) => (variables[`p${index}`] = login));
-      commits.forEach((sha, index) => (variables[`k${index}`] = sha));
-      teamSlugs.forEach((team, index) => {
-        const [org, slug] = team.slice(1).split("/");
-        variables[`o${index}`] = org!;
-        variables[`t${index}`] = slug!;
+      const teams = take(pending.teams, BATCH_SIZE - people.length);
+      const commits = take(pending.commits, BATCH_SIZE - people.length - teams.length);
+      const blobs = take(pending.blobs, BATCH_SIZE - people.length - teams.length - commits.length);
+      const part: BatchPart = { blobs, people, teams, commits };
+      const { data, errors } = await this.ask<Record<string, unknown>>(batchQuestion(this.repo, part), {
+        partial: true,
       });
-      const query = batchQuery({
-        blobs: oids.length,
-        people: people.length,
-        teams: teamSlugs.length,
-        commits: commits.length,
-      });
-      const { data, errors } = await this.ask<Record<string, unknown>>({ query, variables }, { partial: true });
-      const why = (alias: string) =>
-        errors.find((error) => error.path?.includes(alias))?.message ?? errors.find((error) => !error.path)?.message;
-      const repository = (data.repository ?? {}) as Record<string, unknown>;
-      oids.forEach((oid, index) => {
-        const blob = repository[`b${index}`] as BlobData | null | undefined;
-        if (blob?.oid) out.blobs.set(oid, blob);
-      });
-      people.forEach((login, index) => {
-        const edges = (repository[`p${index}`] as { edges?: { permission: string; node: { login: string } }[] } | null)
-          ?.edges;
-        const edge = edges?.find((item) => item.node.login.toLowerCase() === login.toLowerCase());
-        const permission = edge ? PERMISSIONS[edge.permission] : undefined;
-        if (permission) out.permissions[login] = permission;
-        else if (!edges)
-          out.unresolved[login] = `GitHub did not say ${login}'s permission (${why(`p${index}`) ?? "no answer"})`;
-      });
-      commits.forEach((sha, index) => {
-        const found = repository[`k${index}`] as { authors?: { nodes: GitActorNode[] } } | null | undefined;
-        if (!found?.authors) return;
-        out.authors.set(
-          sha,
-          found.authors.nodes.map((node) => ({
-            login: node.user?.login ?? null,
-            name: node.name ?? null,
-            email: node.email ?? null,
-          })),
-        );
-      });
-      teamSlugs.forEach((team, index) => {
-        const found = data[`t${index}`] as {
-          team: { members: { totalCount?: number; nodes: { login: string }[] } } | null;
-        } | null;
-        const members = found?.team?.members;
-        out.teams[team] = members?.nodes.map((node) => node.login) ?? [];
-        if (!found) {
-          out.unresolved[team] = `GitHub could not resolve ${team} (${why(`t${index}`) ?? "unknown organization"})`;
-        } else if (!members) {
-          out.unresolved[team] =
-            `GitHub shows no team ${team} to taskgate (it does not exist, or the app may not read the organization's members)`;
-        } else if ((members.totalCount ?? 0) > members.nodes.length) {
-          out.unresolved[team] =
-            `${team} has ${members.totalCount} members and GitHub lists ${members.nodes.length}; the others are not recognised`;
-        }
-      });
+      readBatch(out, part, data, errors);
     }
     return out;
   }
@@ -1017,4 +962,86 @@ interface LandingNode {
       };
     }[];
   };
+}
+
+/** What one `Batch` request asks for. */
+interface BatchPart {
+  readonly blobs: readonly string[];
+  readonly people: readonly string[];
+  readonly teams: readonly string[];
+  readonly commits: readonly string[];
+}
+
+/** The `Batch` question for one part: aliases `b`, `p`, `k`, `o`/`t` numbered in order. */
+function batchQuestion(repo: RepoRef, part: BatchPart): GraphQLQuestion {
+  const variables: Record<string, string> = { owner: repo.owner, name: repo.repo };
+  part.blobs.forEach((oid, index) => (variables[`b${index}`] = oid));
+  part.people.forEach((login, index) => (variables[`p${index}`] = login));
+  part.commits.forEach((sha, index) => (variables[`k${index}`] = sha));
+  part.teams.forEach((team, index) => {
+    const [org, slug] = team.slice(1).split("/");
+    variables[`o${index}`] = org!;
+    variables[`t${index}`] = slug!;
+  });
+  const query = batchQuery({
+    blobs: part.blobs.length,
+    people: part.people.length,
+    teams: part.teams.length,
+    commits: part.commits.length,
+  });
+  return { query, variables };
+}
+
+/** Reads one `Batch` answer into `out`; an item GitHub could not resolve says why in `unresolved`. */
+function readBatch(
+  out: BatchAnswer,
+  part: BatchPart,
+  data: Record<string, unknown>,
+  errors: readonly GraphQLErrorItem[],
+): void {
+  const why = (alias: string) =>
+    errors.find((error) => error.path?.includes(alias))?.message ?? errors.find((error) => !error.path)?.message;
+  const repository = (data.repository ?? {}) as Record<string, unknown>;
+  part.blobs.forEach((oid, index) => {
+    const blob = repository[`b${index}`] as BlobData | null | undefined;
+    if (blob?.oid) out.blobs.set(oid, blob);
+  });
+  part.people.forEach((login, index) => {
+    const edges = (repository[`p${index}`] as { edges?: { permission: string; node: { login: string } }[] } | null)
+      ?.edges;
+    const edge = edges?.find((item) => item.node.login.toLowerCase() === login.toLowerCase());
+    const permission = edge ? PERMISSIONS[edge.permission] : undefined;
+    if (permission) out.permissions[login] = permission;
+    else if (!edges)
+      out.unresolved[login] = `GitHub did not say ${login}'s permission (${why(`p${index}`) ?? "no answer"})`;
+  });
+  part.commits.forEach((sha, index) => {
+    const found = repository[`k${index}`] as { authors?: { nodes: GitActorNode[] } } | null | undefined;
+    if (!found?.authors) return;
+    out.authors.set(
+      sha,
+      found.authors.nodes.map((node) => ({
+        login: node.user?.login ?? null,
+        name: node.name ?? null,
+        email: node.email ?? null,
+      })),
+    );
+  });
+  part.teams.forEach((team, index) => readTeam(out, team, data[`t${index}`], why(`t${index}`)));
+}
+
+/** One team's members from a `Batch` answer, or why they are unknown or incomplete. */
+function readTeam(out: BatchAnswer, team: string, answer: unknown, why: string | undefined): void {
+  const found = answer as { team: { members: { totalCount?: number; nodes: { login: string }[] } } | null } | null;
+  const members = found?.team?.members;
+  out.teams[team] = members?.nodes.map((node) => node.login) ?? [];
+  if (!found) {
+    out.unresolved[team] = `GitHub could not resolve ${team} (${why ?? "unknown organization"})`;
+  } else if (!members) {
+    out.unresolved[team] =
+      `GitHub shows no team ${team} to taskgate (it does not exist, or the app may not read the organization's members)`;
+  } else if ((members.totalCount ?? 0) > members.nodes.length) {
+    out.unresolved[team] =
+      `${team} has ${members.totalCount} members and GitHub lists ${members.nodes.length}; the others are not recognised`;
+  }
 }

@@ -107,7 +107,11 @@ async function run(job: Job, attempts: number): Promise<Outcome> {
 
 async function judge(job: Job, attempts: number): Promise<Outcome> {
   const { api, number, trigger, log, options } = job;
-  let evaluation = await evaluatePullRequest(api, number, options.configPath ? { configPath: options.configPath } : {});
+  const evaluation = await evaluatePullRequest(
+    api,
+    number,
+    options.configPath ? { configPath: options.configPath } : {},
+  );
   if (!evaluation) {
     log.info(`pull request #${number} is gone; nothing to check`);
     return { evaluated: false };
@@ -121,46 +125,67 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
       `pull request #${number} moved on from ${trigger.headSha.slice(0, 7)}; judging ${evaluation.headSha.slice(0, 7)}`,
     );
   }
-  let withheld: Withheld | undefined;
-  let recorded: string | undefined;
-  if (evaluation.report.records.length > 0) {
-    const refusal = options.readOnly
-      ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
-      : await whyNotRecord(api, evaluation, trigger);
-    if (refusal) withheld = { reason: refusal };
-    else {
-      let refused: string | undefined;
-      try {
-        recorded = await record(api, evaluation, log);
-      } catch (error) {
-        if (!(error instanceof CommitRefused)) throw error;
-        refused = error.message;
-      }
-      if (refused !== undefined) {
-        withheld = {
-          reason: `The branch does not accept taskgate's commits (${refused}), so the approvals below are not recorded. Allow taskgate to push to it, or record them from a branch it may write to.`,
-        };
-      } else if (!recorded) {
-        // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
-        log.info(`pull request #${number} moved while recording; judging its new head`);
-        if (attempts > 1) return run(job, attempts - 1);
-        return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
-      } else {
-        const next = await evaluatePullRequest(api, number, {
-          headSha: recorded,
-          ...(options.configPath && { configPath: options.configPath }),
-        });
-        if (!next) return { evaluated: true, headSha: recorded, recorded };
-        evaluation = next;
-        if (evaluation.report.records.length > 0) {
-          withheld = {
-            reason:
-              "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.",
-          };
-        }
-      }
-    }
+  if (evaluation.report.records.length === 0) return publish(job, { evaluation }, attempts);
+  const recorded = await recordStep(job, evaluation);
+  if ("moved" in recorded) {
+    // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
+    log.info(`pull request #${number} moved while recording; judging its new head`);
+    if (attempts > 1) return run(job, attempts - 1);
+    return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
   }
+  if ("gone" in recorded) return { evaluated: true, headSha: recorded.gone, recorded: recorded.gone };
+  return publish(job, recorded, attempts);
+}
+
+/** Where recording left a pull request: judged again after the commit, or why nothing was recorded. */
+interface Recorded {
+  readonly evaluation: Evaluation;
+  readonly withheld?: Withheld;
+  readonly recorded?: string;
+}
+
+/**
+ * Commits the records an evaluation calls for, when they may be, and judges the new head; or says why
+ * they were withheld. `moved`: the branch moved meanwhile; `gone`: the pull request went away after
+ * the commit (its id).
+ */
+async function recordStep(job: Job, evaluation: Evaluation): Promise<Recorded | { moved: true } | { gone: string }> {
+  const { api, number, trigger, log, options } = job;
+  const refusal = options.readOnly
+    ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
+    : await whyNotRecord(api, evaluation, trigger);
+  if (refusal) return { evaluation, withheld: { reason: refusal } };
+  let recorded: string | undefined;
+  try {
+    recorded = await record(api, evaluation, log);
+  } catch (error) {
+    if (!(error instanceof CommitRefused)) throw error;
+    return {
+      evaluation,
+      withheld: {
+        reason: `The branch does not accept taskgate's commits (${error.message}), so the approvals below are not recorded. Allow taskgate to push to it, or record them from a branch it may write to.`,
+      },
+    };
+  }
+  if (!recorded) return { moved: true };
+  const next = await evaluatePullRequest(api, number, {
+    headSha: recorded,
+    ...(options.configPath && { configPath: options.configPath }),
+  });
+  if (!next) return { gone: recorded };
+  if (next.report.records.length === 0) return { evaluation: next, recorded };
+  const reason =
+    "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.";
+  return { evaluation: next, recorded, withheld: { reason } };
+}
+
+/**
+ * Writes the result: the check run (or the Action's status) and the sticky comment. Then asks whether
+ * the pull request moved while this delivery judged, and judges again if it did.
+ */
+async function publish(job: Job, recorded: Recorded, attempts: number): Promise<Outcome> {
+  const { api, number, log, options } = job;
+  const { evaluation, withheld } = recorded;
   const { facts, headSha, report } = evaluation;
   const output = checkOutput(report, withheld);
   if (options.readOnly) return { evaluated: true, headSha, report, output };
@@ -173,24 +198,16 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
   };
   const check =
     options.as === "status" ? await publishStatus(api, target, output, self) : await publishCheck(api, target, output);
-  const needed =
-    report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
-  const comment =
-    report.conclusion === "neutral"
-      ? "none"
-      : await upsertComment(
-          api,
-          number,
-          {
-            body: commentBody(report, headSha, withheld),
-            needed,
-            stamp: facts.stamp,
-            seen: facts.ownComments,
-            count: facts.commentCount,
-          },
-          self,
-        );
-  const outcome: Outcome = { evaluated: true, headSha, report, output, ...(recorded && { recorded }), check, comment };
+  const comment = await publishComment(api, number, recorded, self);
+  const outcome: Outcome = {
+    evaluated: true,
+    headSha,
+    report,
+    output,
+    ...(recorded.recorded && { recorded: recorded.recorded }),
+    check,
+    comment,
+  };
   if (!wrote(check) && !wrote(comment)) return outcome;
   // The result is written; was it computed from the pull request as it is now? A review dismissed or
   // a push made while this delivery judged means another delivery may have written the newer result
@@ -205,6 +222,23 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
   }
   log.info(`pull request #${number} changed while taskgate judged it; judging it again`);
   return run(job, attempts - 1);
+}
+
+/** The sticky comment: written when there is something to say, kept up to date, never for a neutral result. */
+async function publishComment(api: GitHubApi, number: number, recorded: Recorded, self: Self): Promise<WriteResult> {
+  const { evaluation, withheld } = recorded;
+  const { facts, headSha, report } = evaluation;
+  if (report.conclusion === "neutral") return "none";
+  const needed =
+    report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
+  const plan = {
+    body: commentBody(report, headSha, withheld),
+    needed,
+    stamp: facts.stamp,
+    seen: facts.ownComments,
+    count: facts.commentCount,
+  };
+  return upsertComment(api, number, plan, self);
 }
 
 function wrote(result: WriteResult): boolean {
