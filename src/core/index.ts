@@ -35,3 +35,5 @@ export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./vi
 export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
 export type { Explanation, NextStep, WorkflowModel } from "./model.js";
 export type * from "./types.js";
+export { botLogins, renderRootOf } from "./config.js";
+export { staleness } from "./render/stale.js";

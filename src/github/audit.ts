@@ -16,20 +16,32 @@
  * branch brings every task file it changed back to what it was before it, or it leaves the window.
  * Reads go through a local checkout when there is one (the Action), else through the API (the app).
  */
-import { isBotCommit } from "../core/approval.js";
-import { CONFIG_PATH, botLogins, readLimits, type Config } from "../core/config.js";
-import { buildReport, neutralReport } from "../core/evaluate.js";
-import { followUpChanges } from "../core/followups.js";
-import type { WorkflowModel } from "../core/model.js";
-import { renderRootOf } from "../core/paths.js";
-import type { SnapshotScope, TaskRepository } from "../core/port.js";
-import { ConfigError, auditRevision, checkPullRequest, loadConfig } from "../core/service.js";
-import type { PrCommit, Report, Violation } from "../core/types.js";
-import { violation } from "../core/violations.js";
+import {
+  CONFIG_PATH,
+  ConfigError,
+  auditRevision,
+  botLogins,
+  buildReport,
+  checkPullRequest,
+  isBotCommit,
+  loadConfig,
+  neutralReport,
+  readLimits,
+  renderRootOf,
+  violation,
+  type Config,
+  type PrCommit,
+  type Report,
+  type SnapshotScope,
+  type TaskRepository,
+  type Violation,
+  type WorkflowModel,
+} from "../core/index.js";
 import type { CommitLandings, GitHubApi, Landing } from "./api.js";
 import type { Logger } from "./flow.js";
 import type { Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
+import { followUpFiles } from "./status-files.js";
 import { checkName } from "./summary.js";
 import { trackIssue } from "./tracking-issue.js";
 import type { WriteResult } from "./writes.js";
@@ -318,7 +330,7 @@ async function followUpMismatch(scan: Scan, commit: PrCommit, paths: readonly st
     reader.readSnapshot(commit.sha, { paths: [...paths], prefixes: [] }, limits),
   ]);
   const added = model.decisionsAdded(before, after);
-  const expected = followUpChanges(config, model, before, { now: added.find((item) => item.at)?.at ?? "" });
+  const expected = followUpFiles(config, model, before, { now: added.find((item) => item.at)?.at ?? "" });
   const same =
     paths.every((path) => expected.changes.get(path) === after.files.get(path)?.text) &&
     [...expected.changes.keys()].filter((path) => isTaskFile(scan, path)).every((path) => paths.includes(path));

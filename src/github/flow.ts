@@ -3,15 +3,13 @@
  * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
  * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
  */
-import { CONFIG_PATH, botLogins, readLimits } from "../core/config.js";
-import { writeRecords } from "../core/evaluate.js";
-import { renderRootOf } from "../core/paths.js";
-import type { Report, Snapshot } from "../core/types.js";
+import { botLogins, readLimits, type Report, type Snapshot } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { GitHubError } from "./errors.js";
 import type { Self } from "./identity.js";
 import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
 import { TruncatedTreeError } from "./repository.js";
+import { recordChanges, statusIndexPath } from "./status-files.js";
 import { checkName, checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, hasFile, snapshotOf } from "./trees.js";
 import {
@@ -275,10 +273,14 @@ async function whyNotRecord(api: GitHubApi, evaluation: Evaluation, trigger: Tri
 
 /** Commits the records (and, when the repository renders in pull requests, the re-rendered files). */
 async function record(api: GitHubApi, evaluation: Evaluation, log: Logger): Promise<string | undefined> {
-  const { config, head, report, facts, headSha } = evaluation;
-  if (!config || !head) return undefined;
-  const files = writeRecords(config, head, report.records, { now: new Date().toISOString() });
-  for (const [path, content] of await rendered(api, evaluation, files, log)) files.set(path, content);
+  const { config, model, head, report, facts, headSha } = evaluation;
+  if (!config || !model || !head) return undefined;
+  const now = new Date().toISOString();
+  const rendering = await renderingSnapshot(api, evaluation, log);
+  const { changes } = recordChanges(config, model, rendering ?? head, report.records, {
+    render: Boolean(rendering),
+    now,
+  });
   const lines = report.records.map((item) => `${item.task}: ${item.from} → ${item.to} (${item.kind} by ${item.by})`);
   return commitFiles(
     api,
@@ -288,49 +290,35 @@ async function record(api: GitHubApi, evaluation: Evaluation, log: Logger): Prom
       headline: `taskgate: record ${report.records.length} decision(s)`,
       body: lines.join("\n"),
     },
-    files,
+    changes,
   );
 }
 
 /**
- * The status files as they will be once the records are committed, when the config renders in
- * pull requests and the repository already has them; nothing when rendering would read more task
- * files than a webhook has time for (the default branch catches up).
+ * The head as rendering reads it (the audit scope), when the config renders in pull requests and the
+ * repository already has its status files; nothing when rendering would read more task files than a
+ * webhook has time for (the default branch catches up).
  */
-async function rendered(
-  api: GitHubApi,
-  evaluation: Evaluation,
-  written: ReadonlyMap<string, string>,
-  log: Logger,
-): Promise<Map<string, string>> {
+async function renderingSnapshot(api: GitHubApi, evaluation: Evaluation, log: Logger): Promise<Snapshot | undefined> {
   const { config, model, headTree, repo } = evaluation;
-  const out = new Map<string, string>();
-  if (!config || !model || !headTree || !repo || config.render.commit !== "pr") return out;
-  const matrix = `${renderRootOf(config)}/matrix.md`;
+  if (!config || !model || !headTree || !repo || config.render.commit !== "pr") return undefined;
+  const index = statusIndexPath(config);
   const scope = model.auditScope();
   const limits = readLimits(config);
   try {
-    await repo.cover([{ tree: headTree, scope: { paths: [matrix], prefixes: [] } }]);
-    if (!hasFile(headTree, matrix)) return out;
+    await repo.cover([{ tree: headTree, scope: { paths: [index], prefixes: [] } }]);
+    if (!hasFile(headTree, index)) return undefined;
     await repo.cover([{ tree: headTree, scope }]);
   } catch (error) {
     if (!(error instanceof TruncatedTreeError)) throw error;
     log.warn(`${error.message}; leaving the status files to the default branch`);
-    return out;
+    return undefined;
   }
   const needed = blobsToRead(headTree, scope, limits);
   if (needed.length > MAX_RENDER_BLOBS) {
     log.warn(`rendering needs ${needed.length} files; leaving the status files to the default branch`);
-    return out;
+    return undefined;
   }
   const { blobs } = await api.batch({ blobs: needed, people: [], teams: [] });
-  const current = snapshotOf(headTree, scope, limits, blobs);
-  const files = new Map(current.files);
-  for (const [path, text] of written) files.set(path, { path, kind: "file", size: Buffer.byteLength(text), text });
-  const next: Snapshot = { rev: current.rev, files };
-  for (const [path, content] of model.render(next)) {
-    if (path === CONFIG_PATH) continue;
-    if (current.files.get(path)?.text !== content) out.set(path, content);
-  }
-  return out;
+  return snapshotOf(headTree, scope, limits, blobs);
 }

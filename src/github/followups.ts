@@ -7,16 +7,13 @@
  * branch is moved only while every commit on it is taskgate's, and only taskgate's own pull request
  * from it is updated: a person's work there is never thrown away, nor their pull request taken over.
  */
-import { CONFIG_PATH, readLimits, type Config } from "../core/config.js";
-import { followUpChanges } from "../core/followups.js";
-import { isBotCommit } from "../core/approval.js";
-import type { TaskRepository } from "../core/port.js";
-import { loadConfig } from "../core/service.js";
+import { CONFIG_PATH, isBotCommit, loadConfig, readLimits, type Config, type TaskRepository } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { GitHubError } from "./errors.js";
 import type { Logger } from "./flow.js";
 import { writtenBy, type Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
+import { followUpFiles } from "./status-files.js";
 import { commitFiles, CommitRefused } from "./writes.js";
 
 export const SYNC_BRANCH = "taskgate/follow-ups";
@@ -43,7 +40,7 @@ export async function followUp(
   if (!loaded) return { branch, sha, files: [] };
   const { config, model } = loaded;
   const snapshot = await reader.readSnapshot(sha, model.auditScope(), readLimits(config));
-  const { records, changes, deletions } = followUpChanges(config, model, snapshot);
+  const { records, changes, deletions } = followUpFiles(config, model, snapshot);
   const paths = [...changes.keys(), ...deletions].sort();
   if (paths.length === 0) return { branch, sha, files: [] };
   const message = {
