@@ -14,7 +14,7 @@ import { GitRepository } from "../git/repository.js";
 import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, type Logger } from "../github/flow.js";
-import { describeFailure } from "../github/errors.js";
+import { GitHubError, describeFailure } from "../github/errors.js";
 import { followUp } from "../github/followups.js";
 import { taskgateRequests } from "../github/octokit.js";
 import { inertPlain } from "../github/inert.js";
@@ -43,7 +43,7 @@ export async function main(
     await run(env, core, inputs, api);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const status = (error as { status?: number }).status;
+    const status = error instanceof GitHubError ? error.status : undefined;
     const hint =
       status === 403
         ? " (the token lacks a permission: give the workflow `permissions:` as docs/action.md shows)"

@@ -70,3 +70,4 @@ export { STATUSES } from "./board/formats.js";
 export { isLogin } from "./board/owners.js";
 export { configOf, judgePullRequest, linkCoAuthors, type Judgement, type Loaded } from "./service.js";
 export type { People, PeopleRequest } from "./kernel/port.js";
+export { staleness } from "./kernel/stale.js";

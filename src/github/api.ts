@@ -1,11 +1,12 @@
 /**
  * The GitHub calls taskgate makes, one method each, with what each costs. The only module that knows
- * Octokit; everything above it works with plain data. GitHub's errors come out of here as they are
- * (Octokit's `RequestError` with its `status`) or, for GraphQL, as `GitHubGraphQLError`.
+ * Octokit; everything above it works with plain data. Every call goes through `call()`, where
+ * Octokit's errors (after its own retries and throttling) become ONE typed `GitHubError`: its status,
+ * GitHub's GraphQL errors and the call.
  */
 import type { Octokit as RestOctokit } from "@octokit/rest";
-import { CONFIG_PATH } from "../core/index.js";
-import type { Permission, Review } from "../core/index.js";
+import { CONFIG_PATH, type Permission, type Review } from "../core/index.js";
+import { GitHubError, gitHubError, type GraphQLErrorItem } from "./errors.js";
 import {
   CREATE_COMMIT,
   DEFAULT_BRANCH,
@@ -38,18 +39,6 @@ export const BATCH_SIZE = 200;
 export const FOLDER_BATCH = 200;
 /** The first and the last this many comments of a pull request come with its facts. */
 export const COMMENT_WINDOW = 50;
-
-/** A GraphQL answer that carries errors (with whatever data came along). */
-export class GitHubGraphQLError extends Error {
-  constructor(
-    readonly errors: readonly { type?: string; message?: string; path?: readonly (string | number)[] }[],
-    readonly data: unknown,
-    readonly status = 200,
-  ) {
-    super(`GitHub answered with errors: ${errors.map((error) => error.message ?? error.type).join("; ")}`);
-    this.name = "GitHubGraphQLError";
-  }
-}
 
 export interface BlobData {
   readonly oid: string;
@@ -356,8 +345,26 @@ export class GitHubApi {
   }
 
   /**
+   * Sends one call to GitHub through Octokit (its authentication, retries and throttling come first)
+   * and turns whatever it throws into a `GitHubError`: the one place Octokit's errors are read.
+   */
+  private async call<T>(call: string, send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw gitHubError(error, call);
+    }
+  }
+
+  /** One REST call through `call()`, named by its route (`GET /repos/{owner}/{repo}/...`). */
+  private rest<P, R>(method: (params: P) => Promise<R>, params: P): Promise<R> {
+    const route = (method as { endpoint?: { DEFAULTS?: { method?: string; url?: string } } }).endpoint?.DEFAULTS;
+    return this.call(route?.url ? `${route.method ?? "GET"} ${route.url}` : "GitHub REST", () => method(params));
+  }
+
+  /**
    * One GraphQL request through Octokit (its authentication, retries and throttling), keeping
-   * GitHub's `Date`. Errors throw `GitHubGraphQLError` unless `partial`, where they come back with
+   * GitHub's `Date`. Errors throw `GitHubError` unless `partial`, where they come back with
    * whatever data GitHub could give. A `large` answer (megabytes of folder listings, no integer
    * beyond 2^53) is parsed by Node's own JSON parser: Octokit's, which keeps big integers exact, takes
    * ten times as long on Node.js 20.
@@ -365,7 +372,7 @@ export class GitHubApi {
   private async ask<T>(
     question: GraphQLQuestion,
     options: { partial?: boolean; large?: boolean } = {},
-  ): Promise<{ data: T; date: string | undefined; errors: GitHubGraphQLError["errors"] }> {
+  ): Promise<{ data: T; date: string | undefined; errors: readonly GraphQLErrorItem[] }> {
     const key = questionKey(question);
     const offered = this.offered.get(key);
     if (offered) {
@@ -373,20 +380,26 @@ export class GitHubApi {
       const answer = await offered.catch(() => undefined);
       if (answer !== undefined) return { data: answer.data as T, date: answer.date, errors: [] };
     }
-    const response = await this.octokit.request({
-      method: "POST",
-      url: this.graphqlUrl(),
-      query: question.query,
-      variables: question.variables,
-      ...(options.large && { request: { parseSuccessResponseBody: false } }),
-    } as never);
+    const response = await this.call("POST /graphql", () =>
+      this.octokit.request({
+        method: "POST",
+        url: this.graphqlUrl(),
+        query: question.query,
+        variables: question.variables,
+        ...(options.large && { request: { parseSuccessResponseBody: false } }),
+      } as never),
+    );
     const body = (options.large ? await parsed(response.data) : response.data) as {
       data?: T | null;
-      errors?: GitHubGraphQLError["errors"];
+      errors?: readonly GraphQLErrorItem[];
     };
     const errors = body.errors ?? [];
     if ((errors.length > 0 && !options.partial) || body.data === undefined || body.data === null) {
-      throw new GitHubGraphQLError(errors.length > 0 ? errors : [{ message: "no data" }], body.data, response.status);
+      const graphqlErrors = errors.length > 0 ? errors : [{ message: "no data" }];
+      throw new GitHubError(
+        `GitHub answered with errors: ${graphqlErrors.map((error) => error.message ?? error.type).join("; ")}`,
+        { call: "POST /graphql", status: response.status, graphqlErrors, data: body.data },
+      );
     }
     return { data: body.data, date: (response.headers as Record<string, string | undefined>).date, errors };
   }
@@ -485,7 +498,7 @@ export class GitHubApi {
 
   /** The merge base, the commits (up to 250) and the changed files (up to 300) of `base...head`: one request. */
   async compare(base: string, head: string): Promise<Comparison> {
-    const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
+    const { data } = await this.rest(this.octokit.rest.repos.compareCommitsWithBasehead, {
       owner: this.repo.owner,
       repo: this.repo.repo,
       basehead: `${base}...${head}`,
@@ -507,7 +520,7 @@ export class GitHubApi {
    * when it cut the listing short.
    */
   async listing(sha: string, options: { recursive: boolean }): Promise<TreeListing> {
-    const { data } = await this.octokit.rest.git.getTree({
+    const { data } = await this.rest(this.octokit.rest.git.getTree, {
       owner: this.repo.owner,
       repo: this.repo.repo,
       tree_sha: sha,
@@ -570,69 +583,14 @@ export class GitHubApi {
     const take = (list: string[], room: number) => list.splice(0, Math.max(0, Math.min(list.length, room)));
     while (pending.blobs.length + pending.people.length + pending.teams.length + pending.commits.length > 0) {
       const people = take(pending.people, BATCH_SIZE);
-      const teamSlugs = take(pending.teams, BATCH_SIZE - people.length);
-      const commits = take(pending.commits, BATCH_SIZE - people.length - teamSlugs.length);
-      const oids = take(pending.blobs, BATCH_SIZE - people.length - teamSlugs.length - commits.length);
-      const variables: Record<string, string> = { owner: this.repo.owner, name: this.repo.repo };
-      oids.forEach((oid, index) => (variables[`b${index}`] = oid));
-      people.forEach((login, index) => (variables[`p${index}`] = login));
-      commits.forEach((sha, index) => (variables[`k${index}`] = sha));
-      teamSlugs.forEach((team, index) => {
-        const [org, slug] = team.slice(1).split("/");
-        variables[`o${index}`] = org!;
-        variables[`t${index}`] = slug!;
+      const teams = take(pending.teams, BATCH_SIZE - people.length);
+      const commits = take(pending.commits, BATCH_SIZE - people.length - teams.length);
+      const blobs = take(pending.blobs, BATCH_SIZE - people.length - teams.length - commits.length);
+      const part: BatchPart = { blobs, people, teams, commits };
+      const { data, errors } = await this.ask<Record<string, unknown>>(batchQuestion(this.repo, part), {
+        partial: true,
       });
-      const query = batchQuery({
-        blobs: oids.length,
-        people: people.length,
-        teams: teamSlugs.length,
-        commits: commits.length,
-      });
-      const { data, errors } = await this.ask<Record<string, unknown>>({ query, variables }, { partial: true });
-      const why = (alias: string) =>
-        errors.find((error) => error.path?.includes(alias))?.message ?? errors.find((error) => !error.path)?.message;
-      const repository = (data.repository ?? {}) as Record<string, unknown>;
-      oids.forEach((oid, index) => {
-        const blob = repository[`b${index}`] as BlobData | null | undefined;
-        if (blob?.oid) out.blobs.set(oid, blob);
-      });
-      people.forEach((login, index) => {
-        const edges = (repository[`p${index}`] as { edges?: { permission: string; node: { login: string } }[] } | null)
-          ?.edges;
-        const edge = edges?.find((item) => item.node.login.toLowerCase() === login.toLowerCase());
-        const permission = edge ? PERMISSIONS[edge.permission] : undefined;
-        if (permission) out.permissions[login] = permission;
-        else if (!edges)
-          out.unresolved[login] = `GitHub did not say ${login}'s permission (${why(`p${index}`) ?? "no answer"})`;
-      });
-      commits.forEach((sha, index) => {
-        const found = repository[`k${index}`] as { authors?: { nodes: GitActorNode[] } } | null | undefined;
-        if (!found?.authors) return;
-        out.authors.set(
-          sha,
-          found.authors.nodes.map((node) => ({
-            login: node.user?.login ?? null,
-            name: node.name ?? null,
-            email: node.email ?? null,
-          })),
-        );
-      });
-      teamSlugs.forEach((team, index) => {
-        const found = data[`t${index}`] as {
-          team: { members: { totalCount?: number; nodes: { login: string }[] } } | null;
-        } | null;
-        const members = found?.team?.members;
-        out.teams[team] = members?.nodes.map((node) => node.login) ?? [];
-        if (!found) {
-          out.unresolved[team] = `GitHub could not resolve ${team} (${why(`t${index}`) ?? "unknown organization"})`;
-        } else if (!members) {
-          out.unresolved[team] =
-            `GitHub shows no team ${team} to taskgate (it does not exist, or the app may not read the organization's members)`;
-        } else if ((members.totalCount ?? 0) > members.nodes.length) {
-          out.unresolved[team] =
-            `${team} has ${members.totalCount} members and GitHub lists ${members.nodes.length}; the others are not recognised`;
-        }
-      });
+      readBatch(out, part, data, errors);
     }
     return out;
   }
@@ -650,19 +608,23 @@ export class GitHubApi {
 
   /** Does GitHub report the branch as protected (by branch protection or a ruleset)? One request. */
   async isProtected(branch: string): Promise<boolean> {
-    const { data } = await this.octokit.rest.repos.getBranch({ ...this.repo, branch });
+    const { data } = await this.rest(this.octokit.rest.repos.getBranch, { ...this.repo, branch });
     return data.protected;
   }
 
   /** The latest commits of a branch (one request for up to 100). */
   async recentCommits(sha: string, count: number): Promise<CompareCommit[]> {
-    const { data } = await this.octokit.rest.repos.listCommits({ ...this.repo, sha, per_page: Math.min(count, 100) });
+    const { data } = await this.rest(this.octokit.rest.repos.listCommits, {
+      ...this.repo,
+      sha,
+      per_page: Math.min(count, 100),
+    });
     return data as unknown as CompareCommit[];
   }
 
   /** One commit with the files it changed against its first parent: one request per 300 files. */
   async commitFiles(sha: string): Promise<{ commit: CompareCommit; files: string[] }> {
-    const { data } = await this.octokit.rest.repos.getCommit({ ...this.repo, ref: sha, per_page: 300 });
+    const { data } = await this.rest(this.octokit.rest.repos.getCommit, { ...this.repo, ref: sha, per_page: 300 });
     const files = (data.files ?? []).flatMap((file) => [
       file.filename,
       ...(file.previous_filename ? [file.previous_filename] : []),
@@ -724,7 +686,7 @@ export class GitHubApi {
   /** The App's own check runs named `name` on a commit (by its app id, never by name alone). */
   async ownCheckRuns(ref: string, name: string): Promise<CheckRunData[]> {
     if (this.identity.appId === undefined) return [];
-    const { data } = await this.octokit.rest.checks.listForRef({
+    const { data } = await this.rest(this.octokit.rest.checks.listForRef, {
       ...this.repo,
       ref,
       check_name: name,
@@ -736,27 +698,31 @@ export class GitHubApi {
   }
 
   async createCheckRun(body: CheckRunBody & { head_sha: string }): Promise<number> {
-    const { data } = await this.octokit.rest.checks.create({ ...this.repo, ...body } as never);
+    const { data } = await this.rest(this.octokit.rest.checks.create, { ...this.repo, ...body } as never);
     return (data as { id: number }).id;
   }
 
   async updateCheckRun(id: number, body: CheckRunBody): Promise<void> {
-    await this.octokit.rest.checks.update({ ...this.repo, ...body, check_run_id: id } as never);
+    await this.rest(this.octokit.rest.checks.update, { ...this.repo, ...body, check_run_id: id } as never);
   }
 
   /** The latest statuses of a commit (100). */
   async statuses(ref: string): Promise<StatusData[]> {
-    const { data } = await this.octokit.rest.repos.listCommitStatusesForRef({ ...this.repo, ref, per_page: 100 });
+    const { data } = await this.rest(this.octokit.rest.repos.listCommitStatusesForRef, {
+      ...this.repo,
+      ref,
+      per_page: 100,
+    });
     return data as unknown as StatusData[];
   }
 
   async createStatus(sha: string, body: { state: string; context: string; description: string; target_url: string }) {
-    await this.octokit.rest.repos.createCommitStatus({ ...this.repo, sha, ...body } as never);
+    await this.rest(this.octokit.rest.repos.createCommitStatus, { ...this.repo, sha, ...body } as never);
   }
 
   /** One page (100) of a pull request's or issue's comments, oldest first. */
   async commentsPage(number: number, page: number): Promise<IssueCommentData[]> {
-    const { data } = await this.octokit.rest.issues.listComments({
+    const { data } = await this.rest(this.octokit.rest.issues.listComments, {
       ...this.repo,
       issue_number: number,
       per_page: 100,
@@ -766,50 +732,61 @@ export class GitHubApi {
   }
 
   async createComment(number: number, body: string): Promise<number> {
-    const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: number, body });
+    const { data } = await this.rest(this.octokit.rest.issues.createComment, {
+      ...this.repo,
+      issue_number: number,
+      body,
+    });
     return data.id;
   }
 
   async updateComment(id: number, body: string): Promise<void> {
-    await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: id, body });
+    await this.rest(this.octokit.rest.issues.updateComment, { ...this.repo, comment_id: id, body });
   }
 
   async deleteComment(id: number): Promise<void> {
-    await this.octokit.rest.issues.deleteComment({ ...this.repo, comment_id: id });
+    await this.rest(this.octokit.rest.issues.deleteComment, { ...this.repo, comment_id: id });
   }
 
   /** Issues (not pull requests) with a label, open and closed: one request per 100. */
   async labelledIssues(label: string): Promise<IssueData[]> {
-    const issues = (await this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
-      ...this.repo,
-      labels: label,
-      state: "all",
-      per_page: 100,
-    })) as unknown as (IssueData & { pull_request?: unknown })[];
+    const issues = (await this.call("GET /repos/{owner}/{repo}/issues", () =>
+      this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
+        ...this.repo,
+        labels: label,
+        state: "all",
+        per_page: 100,
+      }),
+    )) as unknown as (IssueData & { pull_request?: unknown })[];
     return issues.filter((issue) => !issue.pull_request);
   }
 
   async createIssue(body: { title: string; body: string; labels: string[] }): Promise<number> {
-    const { data } = await this.octokit.rest.issues.create({ ...this.repo, ...body });
+    const { data } = await this.rest(this.octokit.rest.issues.create, { ...this.repo, ...body });
     return data.number;
   }
 
   async updateIssue(number: number, body: { title?: string; body?: string; state?: "open" | "closed" }): Promise<void> {
-    await this.octokit.rest.issues.update({ ...this.repo, issue_number: number, ...body });
+    await this.rest(this.octokit.rest.issues.update, { ...this.repo, issue_number: number, ...body });
   }
 
   /** Sets a branch (creating it when missing) to a commit; never forced. */
   async setBranch(branch: string, sha: string, options: { force: boolean }): Promise<void> {
     try {
-      await this.octokit.rest.git.updateRef({ ...this.repo, ref: `heads/${branch}`, sha, force: options.force });
+      await this.rest(this.octokit.rest.git.updateRef, {
+        ...this.repo,
+        ref: `heads/${branch}`,
+        sha,
+        force: options.force,
+      });
     } catch (error) {
-      if ((error as { status?: number }).status !== 422 && (error as { status?: number }).status !== 404) throw error;
-      await this.octokit.rest.git.createRef({ ...this.repo, ref: `refs/heads/${branch}`, sha });
+      if (!(error instanceof GitHubError && error.is(404, 422))) throw error;
+      await this.rest(this.octokit.rest.git.createRef, { ...this.repo, ref: `refs/heads/${branch}`, sha });
     }
   }
 
   async openPulls(head: string, base: string): Promise<PullData[]> {
-    const { data } = await this.octokit.rest.pulls.list({
+    const { data } = await this.rest(this.octokit.rest.pulls.list, {
       ...this.repo,
       state: "open",
       head: `${this.repo.owner}:${head}`,
@@ -820,12 +797,12 @@ export class GitHubApi {
   }
 
   async createPull(body: { head: string; base: string; title: string; body: string }): Promise<number> {
-    const { data } = await this.octokit.rest.pulls.create({ ...this.repo, ...body });
+    const { data } = await this.rest(this.octokit.rest.pulls.create, { ...this.repo, ...body });
     return data.number;
   }
 
   async updatePull(number: number, body: string): Promise<void> {
-    await this.octokit.rest.pulls.update({ ...this.repo, pull_number: number, body });
+    await this.rest(this.octokit.rest.pulls.update, { ...this.repo, pull_number: number, body });
   }
 
   /**
@@ -991,4 +968,86 @@ interface LandingNode {
       };
     }[];
   };
+}
+
+/** What one `Batch` request asks for. */
+interface BatchPart {
+  readonly blobs: readonly string[];
+  readonly people: readonly string[];
+  readonly teams: readonly string[];
+  readonly commits: readonly string[];
+}
+
+/** The `Batch` question for one part: aliases `b`, `p`, `k`, `o`/`t` numbered in order. */
+function batchQuestion(repo: RepoRef, part: BatchPart): GraphQLQuestion {
+  const variables: Record<string, string> = { owner: repo.owner, name: repo.repo };
+  part.blobs.forEach((oid, index) => (variables[`b${index}`] = oid));
+  part.people.forEach((login, index) => (variables[`p${index}`] = login));
+  part.commits.forEach((sha, index) => (variables[`k${index}`] = sha));
+  part.teams.forEach((team, index) => {
+    const [org, slug] = team.slice(1).split("/");
+    variables[`o${index}`] = org!;
+    variables[`t${index}`] = slug!;
+  });
+  const query = batchQuery({
+    blobs: part.blobs.length,
+    people: part.people.length,
+    teams: part.teams.length,
+    commits: part.commits.length,
+  });
+  return { query, variables };
+}
+
+/** Reads one `Batch` answer into `out`; an item GitHub could not resolve says why in `unresolved`. */
+function readBatch(
+  out: BatchAnswer,
+  part: BatchPart,
+  data: Record<string, unknown>,
+  errors: readonly GraphQLErrorItem[],
+): void {
+  const why = (alias: string) =>
+    errors.find((error) => error.path?.includes(alias))?.message ?? errors.find((error) => !error.path)?.message;
+  const repository = (data.repository ?? {}) as Record<string, unknown>;
+  part.blobs.forEach((oid, index) => {
+    const blob = repository[`b${index}`] as BlobData | null | undefined;
+    if (blob?.oid) out.blobs.set(oid, blob);
+  });
+  part.people.forEach((login, index) => {
+    const edges = (repository[`p${index}`] as { edges?: { permission: string; node: { login: string } }[] } | null)
+      ?.edges;
+    const edge = edges?.find((item) => item.node.login.toLowerCase() === login.toLowerCase());
+    const permission = edge ? PERMISSIONS[edge.permission] : undefined;
+    if (permission) out.permissions[login] = permission;
+    else if (!edges)
+      out.unresolved[login] = `GitHub did not say ${login}'s permission (${why(`p${index}`) ?? "no answer"})`;
+  });
+  part.commits.forEach((sha, index) => {
+    const found = repository[`k${index}`] as { authors?: { nodes: GitActorNode[] } } | null | undefined;
+    if (!found?.authors) return;
+    out.authors.set(
+      sha,
+      found.authors.nodes.map((node) => ({
+        login: node.user?.login ?? null,
+        name: node.name ?? null,
+        email: node.email ?? null,
+      })),
+    );
+  });
+  part.teams.forEach((team, index) => readTeam(out, team, data[`t${index}`], why(`t${index}`)));
+}
+
+/** One team's members from a `Batch` answer, or why they are unknown or incomplete. */
+function readTeam(out: BatchAnswer, team: string, answer: unknown, why: string | undefined): void {
+  const found = answer as { team: { members: { totalCount?: number; nodes: { login: string }[] } } | null } | null;
+  const members = found?.team?.members;
+  out.teams[team] = members?.nodes.map((node) => node.login) ?? [];
+  if (!found) {
+    out.unresolved[team] = `GitHub could not resolve ${team} (${why ?? "unknown organization"})`;
+  } else if (!members) {
+    out.unresolved[team] =
+      `GitHub shows no team ${team} to taskgate (it does not exist, or the app may not read the organization's members)`;
+  } else if ((members.totalCount ?? 0) > members.nodes.length) {
+    out.unresolved[team] =
+      `${team} has ${members.totalCount} members and GitHub lists ${members.nodes.length}; the others are not recognised`;
+  }
 }

@@ -17,34 +17,37 @@
  * Reads go through a local checkout when there is one (the Action), else through the API (the app).
  */
 import {
+  CONFIG_PATH,
+  ConfigError,
   auditRevision,
   botLogins,
   buildReport,
   checkPullRequest,
-  type Config,
-  CONFIG_PATH,
-  ConfigError,
-  followUpChanges,
   isBotCommit,
   loadConfig,
   neutralReport,
   readLimits,
   renderRootOf,
   violation,
+  type Config,
+  type PrCommit,
+  type Report,
+  type SnapshotScope,
+  type TaskRepository,
+  type Violation,
+  type WorkflowModel,
 } from "../core/index.js";
-import type { PrCommit, Report, SnapshotScope, TaskRepository, Violation, WorkflowModel } from "../core/index.js";
-import type { CommitLandings, GitHubApi, IssueData, Landing } from "./api.js";
+import type { CommitLandings, GitHubApi, Landing } from "./api.js";
 import type { Logger } from "./flow.js";
-import { writtenBy, type Self } from "./identity.js";
+import type { Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
-import { auditIssueBody, checkName } from "./summary.js";
+import { followUpFiles } from "./status-files.js";
+import { checkName } from "./summary.js";
+import { trackIssue } from "./tracking-issue.js";
 import type { WriteResult } from "./writes.js";
-import { finalText, inertPlain } from "./inert.js";
 
 /** At most this many commits of the branch are judged per audit; older ones are out of its window. */
 export const MAX_AUDIT_COMMITS = 100;
-export const AUDIT_LABEL = "taskgate-audit";
-export const AUDIT_MARKER = "<!-- taskgate:audit -->";
 
 /** A repository with commit history on this machine (the Action's checkout). */
 export type LocalRepository = TaskRepository;
@@ -327,7 +330,7 @@ async function followUpMismatch(scan: Scan, commit: PrCommit, paths: readonly st
     reader.readSnapshot(commit.sha, { paths: [...paths], prefixes: [] }, limits),
   ]);
   const added = model.decisionsAdded(before, after);
-  const expected = followUpChanges(config, model, before, { now: added.find((item) => item.at)?.at ?? "" });
+  const expected = followUpFiles(config, model, before, { now: added.find((item) => item.at)?.at ?? "" });
   const same =
     paths.every((path) => expected.changes.get(path) === after.files.get(path)?.text) &&
     [...expected.changes.keys()].filter((path) => isTaskFile(scan, path)).every((path) => paths.includes(path));
@@ -419,50 +422,4 @@ function isTaskFile(scan: Scan, path: string): boolean {
     path !== CONFIG_PATH &&
     (scope.paths.includes(path) || scope.prefixes.some((prefix) => path.startsWith(prefix)))
   );
-}
-
-interface TrackedIssue {
-  readonly number: number;
-  readonly open: boolean;
-  readonly body: string;
-}
-
-/**
- * The tracking issue taskgate keeps: the App's own (or, under the Action, the token's account's)
- * issue with the label and the marker. An issue a person or another app opened is never taken for it.
- */
-async function findIssue(api: GitHubApi, self: Self): Promise<TrackedIssue | undefined> {
-  const mine = (await api.labelledIssues(AUDIT_LABEL))
-    .filter((issue: IssueData) => issue.body?.includes(AUDIT_MARKER) && writtenBy(issue, self))
-    .sort((a, b) => a.number - b.number);
-  const issue = mine.find((item) => item.state === "open") ?? mine.at(-1);
-  if (!issue) return undefined;
-  return { number: issue.number, open: issue.state === "open", body: issue.body ?? "" };
-}
-
-/** ONE tracking issue: created when something is wrong, updated in place, closed when clean. */
-async function trackIssue(
-  api: GitHubApi,
-  input: { branch: string; sha: string; report: Report; self: Self },
-): Promise<WriteResult | "closed"> {
-  const existing = await findIssue(api, input.self);
-  const clean = input.report.violations.length === 0;
-  const body = auditIssueBody(input.report, input.branch, input.sha);
-  const title = finalText(
-    inertPlain(
-      clean
-        ? `taskgate audit: ${input.branch} is clean`
-        : `taskgate audit: ${input.report.violations.length} problem(s) on ${input.branch}`,
-    ),
-    256,
-  );
-  if (!existing) {
-    if (clean) return "none";
-    await api.createIssue({ title, body, labels: [AUDIT_LABEL] });
-    return "created";
-  }
-  if (clean && !existing.open) return "unchanged";
-  if (existing.body === body && existing.open === !clean) return "unchanged";
-  await api.updateIssue(existing.number, { body, title, state: clean ? "closed" : "open" });
-  return clean ? "closed" : "updated";
 }

@@ -1,14 +1,105 @@
 /**
- * How GitHub's errors are told apart (by the HTTP status Octokit attaches to them), and how a failure
- * is told to a person: one line naming the host or the cause and what to check, never a payload, a
- * stack or a token.
+ * GitHub's errors as taskgate sees them: every failed call of `GitHubApi` comes out as ONE typed
+ * `GitHubError` (its HTTP status, GitHub's GraphQL errors, the call, and Octokit's error as its
+ * cause), so the flows above it decide on a status or an error type and nothing else. And how a
+ * failure is told to a person: one line naming the host or the cause and what to check, never a
+ * payload, a stack or a token.
  */
 import { redactSecrets } from "../core/index.js";
 
-/** Is `error` an answer of GitHub's with one of these HTTP statuses? */
-export function isStatus(error: unknown, ...statuses: number[]): boolean {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === "number" && statuses.includes(status);
+/** One error of a GraphQL answer, as GitHub lists it. */
+export interface GraphQLErrorItem {
+  readonly type?: string;
+  readonly message: string;
+  readonly path?: readonly (string | number)[];
+}
+
+/** A call to GitHub that failed: an HTTP error, a GraphQL answer with errors, or no answer at all. */
+export class GitHubError extends Error {
+  /** GitHub's HTTP status; absent when GitHub never answered (a network error, a deadline). */
+  readonly status: number | undefined;
+  /** The errors of a GraphQL answer (empty for a REST call). */
+  readonly graphqlErrors: readonly GraphQLErrorItem[];
+  /** The call, as `METHOD /path` (no query, no token). */
+  readonly call: string;
+  /** What data a GraphQL answer carried along with its errors. */
+  readonly data: unknown;
+
+  constructor(
+    message: string,
+    options: {
+      call: string;
+      status?: number | undefined;
+      graphqlErrors?: readonly GraphQLErrorItem[];
+      data?: unknown;
+      cause?: unknown;
+    },
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GitHubError";
+    this.call = options.call;
+    this.status = options.status;
+    this.graphqlErrors = options.graphqlErrors ?? [];
+    this.data = options.data;
+  }
+
+  /** Did GitHub answer with one of these HTTP statuses? */
+  is(...statuses: number[]): boolean {
+    return this.status !== undefined && statuses.includes(this.status);
+  }
+
+  /** Does one of GitHub's GraphQL errors have one of these types (`NOT_FOUND`, `FORBIDDEN`, ...)? */
+  hasType(...types: string[]): boolean {
+    return this.graphqlErrors.some((item) => item.type !== undefined && types.includes(item.type));
+  }
+}
+
+interface OctokitErrorShape {
+  name?: string;
+  message?: string;
+  status?: unknown;
+  request?: { method?: string; url?: string };
+  response?: unknown;
+  errors?: readonly { type?: string; message?: string; path?: readonly (string | number)[] }[];
+  data?: unknown;
+}
+
+/**
+ * Octokit's error (`RequestError`: an HTTP status or no answer; `GraphqlResponseError`: a GraphQL
+ * answer with errors; a deadline's `AbortError`) as a `GitHubError`, with Octokit's as its cause. The
+ * one place that reads Octokit's errors; `call` names the call when the error does not.
+ */
+export function gitHubError(error: unknown, call: string): GitHubError {
+  if (error instanceof GitHubError) return error;
+  const found = (error ?? {}) as OctokitErrorShape;
+  const message = typeof found.message === "string" ? found.message : String(error);
+  const graphql = found.name === "GraphqlResponseError" && Array.isArray(found.errors);
+  // Octokit names a request that got no answer (a network error) HttpError too, with status 500.
+  const http = found.name === "HttpError" && typeof found.status === "number" && found.response !== undefined;
+  return new GitHubError(message, {
+    call: callOf(found.request) ?? call,
+    cause: error,
+    ...(http && { status: found.status as number }),
+    ...(graphql && {
+      status: 200,
+      graphqlErrors: found.errors!.map((item) => ({
+        ...(item.type !== undefined && { type: item.type }),
+        message: item.message ?? item.type ?? "unknown error",
+        ...(item.path !== undefined && { path: item.path }),
+      })),
+      data: found.data,
+    }),
+  });
+}
+
+/** `METHOD /path` of a request Octokit made, without its query. */
+function callOf(request: { method?: string; url?: string } | undefined): string | undefined {
+  if (!request?.url) return undefined;
+  try {
+    return `${request.method ?? "GET"} ${new URL(request.url).pathname}`;
+  } catch {
+    return undefined;
+  }
 }
 
 interface ErrorLike {
@@ -51,6 +142,8 @@ function target(errors: readonly ErrorLike[]): { host: string | undefined; call:
 export function describeFailure(error: unknown, where = "GHE_HOST"): string {
   const errors = chain(error);
   const first = errors[0] ?? {};
+  // GitHub's status, on the typed error or (for an error that never passed GitHubApi) on Octokit's.
+  const status = errors.find((item) => typeof item.status === "number")?.status;
   const { host, call } = target(errors);
   const at = host ? `GitHub at ${host}` : "GitHub";
   const network = errors.find((item) => typeof item.code === "string" && NETWORK.test(item.code));
@@ -68,22 +161,23 @@ export function describeFailure(error: unknown, where = "GHE_HOST"): string {
     line = `${at} did not answer in time${call ? ` (${call})` : ""}: check ${where} and the network; the next event tries again`;
   } else if (/DECODER routines|PEM|private key|secretOrPrivateKey|JSON web token|invalid key/i.test(text)) {
     line = `the App's private key cannot sign its requests (${first.message ?? "invalid key"}): check PRIVATE_KEY (or PRIVATE_KEY_PATH) and APP_ID`;
-  } else if (typeof first.status === "number" && first.status > 0) {
-    const hint =
-      first.status === 401
-        ? "the credentials were refused: check APP_ID and PRIVATE_KEY (the App) or the token (the Action)"
-        : first.status === 403
-          ? "a permission is missing or a rate limit was hit: check the App's permissions (app.yml)"
-          : first.status === 404
-            ? `check that taskgate is installed on the repository, and ${where}`
-            : first.status >= 500
-              ? "GitHub had a problem; the next event tries again"
-              : "see the message";
-    line = `${at} answered ${first.status}${call ? ` to ${call}` : ""}: ${oneLine(first.message)}; ${hint}`;
+  } else if (status !== undefined && status > 0) {
+    line = `${at} answered ${status}${call ? ` to ${call}` : ""}: ${oneLine(first.message)}; ${statusHint(status, where)}`;
   } else {
-    line = `${first.name ?? "Error"}: ${oneLine(first.message)}`;
+    // Whatever failed inside a call: named as it is, not as the wrapper that carried it.
+    const named = first.name === "GitHubError" && errors[1] ? errors[1] : first;
+    line = `${named.name ?? "Error"}: ${oneLine(first.message)}`;
   }
   return redactSecrets(line);
+}
+
+function statusHint(status: number, where: string): string {
+  if (status === 401)
+    return "the credentials were refused: check APP_ID and PRIVATE_KEY (the App) or the token (the Action)";
+  if (status === 403) return "a permission is missing or a rate limit was hit: check the App's permissions (app.yml)";
+  if (status === 404) return `check that taskgate is installed on the repository, and ${where}`;
+  if (status >= 500) return "GitHub had a problem; the next event tries again";
+  return "see the message";
 }
 
 function oneLine(text: string | undefined): string {

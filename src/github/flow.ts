@@ -3,13 +3,13 @@
  * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
  * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
  */
-import { botLogins, CONFIG_PATH, readLimits, renderRootOf, writeRecords } from "../core/index.js";
-import type { Report, Snapshot } from "../core/index.js";
+import { botLogins, readLimits, type Report, type Snapshot } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
-import { isStatus } from "./errors.js";
+import { GitHubError } from "./errors.js";
 import type { Self } from "./identity.js";
 import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
 import { TruncatedTreeError } from "./repository.js";
+import { recordChanges, statusIndexPath } from "./status-files.js";
 import { checkName, checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, hasFile, snapshotOf } from "./trees.js";
 import {
@@ -97,15 +97,19 @@ async function run(job: Job, attempts: number): Promise<Outcome> {
     return await judge(job, attempts);
   } catch (error) {
     // A pull request, branch or commit deleted while the delivery ran: nothing left to report on.
-    if (!isStatus(error, 404, 410)) throw error;
-    log.info(`pull request #${number}: GitHub answered ${(error as { status: number }).status}; it is gone`);
+    if (!(error instanceof GitHubError && error.is(404, 410))) throw error;
+    log.info(`pull request #${number}: GitHub answered ${error.status}; it is gone`);
     return { evaluated: false };
   }
 }
 
 async function judge(job: Job, attempts: number): Promise<Outcome> {
   const { api, number, trigger, log, options } = job;
-  let evaluation = await evaluatePullRequest(api, number, options.configPath ? { configPath: options.configPath } : {});
+  const evaluation = await evaluatePullRequest(
+    api,
+    number,
+    options.configPath ? { configPath: options.configPath } : {},
+  );
   if (!evaluation) {
     log.info(`pull request #${number} is gone; nothing to check`);
     return { evaluated: false };
@@ -119,46 +123,67 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
       `pull request #${number} moved on from ${trigger.headSha.slice(0, 7)}; judging ${evaluation.headSha.slice(0, 7)}`,
     );
   }
-  let withheld: Withheld | undefined;
-  let recorded: string | undefined;
-  if (evaluation.report.records.length > 0) {
-    const refusal = options.readOnly
-      ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
-      : await whyNotRecord(api, evaluation, trigger);
-    if (refusal) withheld = { reason: refusal };
-    else {
-      let refused: string | undefined;
-      try {
-        recorded = await record(api, evaluation, log);
-      } catch (error) {
-        if (!(error instanceof CommitRefused)) throw error;
-        refused = error.message;
-      }
-      if (refused !== undefined) {
-        withheld = {
-          reason: `The branch does not accept taskgate's commits (${refused}), so the approvals below are not recorded. Allow taskgate to push to it, or record them from a branch it may write to.`,
-        };
-      } else if (!recorded) {
-        // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
-        log.info(`pull request #${number} moved while recording; judging its new head`);
-        if (attempts > 1) return run(job, attempts - 1);
-        return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
-      } else {
-        const next = await evaluatePullRequest(api, number, {
-          headSha: recorded,
-          ...(options.configPath && { configPath: options.configPath }),
-        });
-        if (!next) return { evaluated: true, headSha: recorded, recorded };
-        evaluation = next;
-        if (evaluation.report.records.length > 0) {
-          withheld = {
-            reason:
-              "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.",
-          };
-        }
-      }
-    }
+  if (evaluation.report.records.length === 0) return publish(job, { evaluation }, attempts);
+  const recorded = await recordStep(job, evaluation);
+  if ("moved" in recorded) {
+    // Someone pushed meanwhile: nothing of theirs is overwritten; judge the new head instead.
+    log.info(`pull request #${number} moved while recording; judging its new head`);
+    if (attempts > 1) return run(job, attempts - 1);
+    return { evaluated: true, headSha: evaluation.headSha, report: evaluation.report };
   }
+  if ("gone" in recorded) return { evaluated: true, headSha: recorded.gone, recorded: recorded.gone };
+  return publish(job, recorded, attempts);
+}
+
+/** Where recording left a pull request: judged again after the commit, or why nothing was recorded. */
+interface Recorded {
+  readonly evaluation: Evaluation;
+  readonly withheld?: Withheld;
+  readonly recorded?: string;
+}
+
+/**
+ * Commits the records an evaluation calls for, when they may be, and judges the new head; or says why
+ * they were withheld. `moved`: the branch moved meanwhile; `gone`: the pull request went away after
+ * the commit (its id).
+ */
+async function recordStep(job: Job, evaluation: Evaluation): Promise<Recorded | { moved: true } | { gone: string }> {
+  const { api, number, trigger, log, options } = job;
+  const refusal = options.readOnly
+    ? "This run's token may not write to the repository (a fork's pull request), so the approvals below are not recorded."
+    : await whyNotRecord(api, evaluation, trigger);
+  if (refusal) return { evaluation, withheld: { reason: refusal } };
+  let recorded: string | undefined;
+  try {
+    recorded = await record(api, evaluation, log);
+  } catch (error) {
+    if (!(error instanceof CommitRefused)) throw error;
+    return {
+      evaluation,
+      withheld: {
+        reason: `The branch does not accept taskgate's commits (${error.message}), so the approvals below are not recorded. Allow taskgate to push to it, or record them from a branch it may write to.`,
+      },
+    };
+  }
+  if (!recorded) return { moved: true };
+  const next = await evaluatePullRequest(api, number, {
+    headSha: recorded,
+    ...(options.configPath && { configPath: options.configPath }),
+  });
+  if (!next) return { gone: recorded };
+  if (next.report.records.length === 0) return { evaluation: next, recorded };
+  const reason =
+    "taskgate has just recorded decisions here and does not record twice in a row; re-run the check to continue.";
+  return { evaluation: next, recorded, withheld: { reason } };
+}
+
+/**
+ * Writes the result: the check run (or the Action's status) and the sticky comment. Then asks whether
+ * the pull request moved while this delivery judged, and judges again if it did.
+ */
+async function publish(job: Job, recorded: Recorded, attempts: number): Promise<Outcome> {
+  const { api, number, log, options } = job;
+  const { evaluation, withheld } = recorded;
   const { facts, headSha, report } = evaluation;
   const output = checkOutput(report, withheld);
   if (options.readOnly) return { evaluated: true, headSha, report, output };
@@ -171,24 +196,16 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
   };
   const check =
     options.as === "status" ? await publishStatus(api, target, output, self) : await publishCheck(api, target, output);
-  const needed =
-    report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
-  const comment =
-    report.conclusion === "neutral"
-      ? "none"
-      : await upsertComment(
-          api,
-          number,
-          {
-            body: commentBody(report, headSha, withheld),
-            needed,
-            stamp: facts.stamp,
-            seen: facts.ownComments,
-            count: facts.commentCount,
-          },
-          self,
-        );
-  const outcome: Outcome = { evaluated: true, headSha, report, output, ...(recorded && { recorded }), check, comment };
+  const comment = await publishComment(api, number, recorded, self);
+  const outcome: Outcome = {
+    evaluated: true,
+    headSha,
+    report,
+    output,
+    ...(recorded.recorded && { recorded: recorded.recorded }),
+    check,
+    comment,
+  };
   if (!wrote(check) && !wrote(comment)) return outcome;
   // The result is written; was it computed from the pull request as it is now? A review dismissed or
   // a push made while this delivery judged means another delivery may have written the newer result
@@ -203,6 +220,23 @@ async function judge(job: Job, attempts: number): Promise<Outcome> {
   }
   log.info(`pull request #${number} changed while taskgate judged it; judging it again`);
   return run(job, attempts - 1);
+}
+
+/** The sticky comment: written when there is something to say, kept up to date, never for a neutral result. */
+async function publishComment(api: GitHubApi, number: number, recorded: Recorded, self: Self): Promise<WriteResult> {
+  const { evaluation, withheld } = recorded;
+  const { facts, headSha, report } = evaluation;
+  if (report.conclusion === "neutral") return "none";
+  const needed =
+    report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
+  const plan = {
+    body: commentBody(report, headSha, withheld),
+    needed,
+    stamp: facts.stamp,
+    seen: facts.ownComments,
+    count: facts.commentCount,
+  };
+  return upsertComment(api, number, plan, self);
 }
 
 function wrote(result: WriteResult): boolean {
@@ -228,7 +262,7 @@ async function whyNotRecord(api: GitHubApi, evaluation: Evaluation, trigger: Tri
   try {
     protectedBranch = await api.isProtected(facts.headRefName);
   } catch (error) {
-    if (!isStatus(error, 404)) throw error;
+    if (!(error instanceof GitHubError && error.is(404))) throw error;
     return `The branch ${facts.headRefName} is gone, so nothing is recorded.`;
   }
   if (protectedBranch) {
@@ -239,10 +273,14 @@ async function whyNotRecord(api: GitHubApi, evaluation: Evaluation, trigger: Tri
 
 /** Commits the records (and, when the repository renders in pull requests, the re-rendered files). */
 async function record(api: GitHubApi, evaluation: Evaluation, log: Logger): Promise<string | undefined> {
-  const { config, head, report, facts, headSha } = evaluation;
-  if (!config || !head) return undefined;
-  const files = writeRecords(config, head, report.records, { now: new Date().toISOString() });
-  for (const [path, content] of await rendered(api, evaluation, files, log)) files.set(path, content);
+  const { config, model, head, report, facts, headSha } = evaluation;
+  if (!config || !model || !head) return undefined;
+  const now = new Date().toISOString();
+  const rendering = await renderingSnapshot(api, evaluation, log);
+  const { changes } = recordChanges(config, model, rendering ?? head, report.records, {
+    render: Boolean(rendering),
+    now,
+  });
   const lines = report.records.map((item) => `${item.task}: ${item.from} → ${item.to} (${item.kind} by ${item.by})`);
   return commitFiles(
     api,
@@ -252,49 +290,35 @@ async function record(api: GitHubApi, evaluation: Evaluation, log: Logger): Prom
       headline: `taskgate: record ${report.records.length} decision(s)`,
       body: lines.join("\n"),
     },
-    files,
+    changes,
   );
 }
 
 /**
- * The status files as they will be once the records are committed, when the config renders in
- * pull requests and the repository already has them; nothing when rendering would read more task
- * files than a webhook has time for (the default branch catches up).
+ * The head as rendering reads it (the audit scope), when the config renders in pull requests and the
+ * repository already has its status files; nothing when rendering would read more task files than a
+ * webhook has time for (the default branch catches up).
  */
-async function rendered(
-  api: GitHubApi,
-  evaluation: Evaluation,
-  written: ReadonlyMap<string, string>,
-  log: Logger,
-): Promise<Map<string, string>> {
+async function renderingSnapshot(api: GitHubApi, evaluation: Evaluation, log: Logger): Promise<Snapshot | undefined> {
   const { config, model, headTree, repo } = evaluation;
-  const out = new Map<string, string>();
-  if (!config || !model || !headTree || !repo || config.render.commit !== "pr") return out;
-  const matrix = `${renderRootOf(config)}/matrix.md`;
+  if (!config || !model || !headTree || !repo || config.render.commit !== "pr") return undefined;
+  const index = statusIndexPath(config);
   const scope = model.auditScope();
   const limits = readLimits(config);
   try {
-    await repo.cover([{ tree: headTree, scope: { paths: [matrix], prefixes: [] } }]);
-    if (!hasFile(headTree, matrix)) return out;
+    await repo.cover([{ tree: headTree, scope: { paths: [index], prefixes: [] } }]);
+    if (!hasFile(headTree, index)) return undefined;
     await repo.cover([{ tree: headTree, scope }]);
   } catch (error) {
     if (!(error instanceof TruncatedTreeError)) throw error;
     log.warn(`${error.message}; leaving the status files to the default branch`);
-    return out;
+    return undefined;
   }
   const needed = blobsToRead(headTree, scope, limits);
   if (needed.length > MAX_RENDER_BLOBS) {
     log.warn(`rendering needs ${needed.length} files; leaving the status files to the default branch`);
-    return out;
+    return undefined;
   }
   const { blobs } = await api.batch({ blobs: needed, people: [], teams: [] });
-  const current = snapshotOf(headTree, scope, limits, blobs);
-  const files = new Map(current.files);
-  for (const [path, text] of written) files.set(path, { path, kind: "file", size: Buffer.byteLength(text), text });
-  const next: Snapshot = { rev: current.rev, files };
-  for (const [path, content] of model.render(next)) {
-    if (path === CONFIG_PATH) continue;
-    if (current.files.get(path)?.text !== content) out.set(path, content);
-  }
-  return out;
+  return snapshotOf(headTree, scope, limits, blobs);
 }

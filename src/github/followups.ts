@@ -7,13 +7,13 @@
  * branch is moved only while every commit on it is taskgate's, and only taskgate's own pull request
  * from it is updated: a person's work there is never thrown away, nor their pull request taken over.
  */
-import { type Config, CONFIG_PATH, followUpChanges, isBotCommit, loadConfig, readLimits } from "../core/index.js";
-import type { TaskRepository } from "../core/index.js";
+import { CONFIG_PATH, isBotCommit, loadConfig, readLimits, type Config, type TaskRepository } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
-import { isStatus } from "./errors.js";
+import { GitHubError } from "./errors.js";
 import type { Logger } from "./flow.js";
 import { writtenBy, type Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
+import { followUpFiles } from "./status-files.js";
 import { commitFiles, CommitRefused } from "./writes.js";
 
 export const SYNC_BRANCH = "taskgate/follow-ups";
@@ -40,7 +40,7 @@ export async function followUp(
   if (!loaded) return { branch, sha, files: [] };
   const { config, model } = loaded;
   const snapshot = await reader.readSnapshot(sha, model.auditScope(), readLimits(config));
-  const { records, changes, deletions } = followUpChanges(config, model, snapshot);
+  const { records, changes, deletions } = followUpFiles(config, model, snapshot);
   const paths = [...changes.keys(), ...deletions].sort();
   if (paths.length === 0) return { branch, sha, files: [] };
   const message = {
@@ -114,7 +114,7 @@ async function foreignCommits(api: GitHubApi, config: Config, base: string): Pro
       .map((commit) => commit.sha);
   } catch (error) {
     // No sync branch yet: nothing of anyone's to keep.
-    if (isStatus(error, 404)) return [];
+    if (error instanceof GitHubError && error.is(404)) return [];
     throw error;
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { CommentCandidate, GitHubApi, IssueCommentData } from "./api.js";
 import { COMMENT_WINDOW } from "./api.js";
-import { isStatus } from "./errors.js";
+import { GitHubError } from "./errors.js";
 import { finalText, inertPlain } from "./inert.js";
 import { isSelf, writtenBy, type Self } from "./identity.js";
 import { isOlder, readStamp, stampMarker, stampSuffix, withoutStamp, type FactsStamp } from "./stamp.js";
@@ -68,7 +68,7 @@ export async function publishCheck(api: GitHubApi, target: WriteTarget, output: 
     id = await write(batches[0] ?? []);
   } catch (error) {
     // An annotation GitHub refuses (a path it does not know) must not cost the whole check.
-    if (!isStatus(error, 422) || batches.length === 0) throw error;
+    if (!(error instanceof GitHubError && error.is(422)) || batches.length === 0) throw error;
     await write([]);
     return ours ? "updated" : "created";
   }
@@ -201,7 +201,7 @@ async function deleteComment(api: GitHubApi, id: number): Promise<void> {
     await api.deleteComment(id);
   } catch (error) {
     // Another replica deleted it first.
-    if (!isStatus(error, 404)) throw error;
+    if (!(error instanceof GitHubError && error.is(404))) throw error;
   }
 }
 
@@ -235,6 +235,7 @@ export async function commitFiles(
       deletions,
     });
   } catch (error) {
+    if (!(error instanceof GitHubError)) throw error;
     const refusal = refusalOf(error);
     if (refusal) throw new CommitRefused(refusal);
     if (isMovedBranch(error)) return undefined;
@@ -242,30 +243,24 @@ export async function commitFiles(
   }
 }
 
-function errorsOf(error: unknown): { type?: string; message?: string }[] {
-  return [...((error as { errors?: { type?: string; message?: string }[] } | null)?.errors ?? [])];
-}
-
-function refusalOf(error: unknown): string | undefined {
-  const found = errorsOf(error).find(
+/** Why the branch refuses the bot's commit (protection rules, a missing permission), if it does. */
+function refusalOf(error: GitHubError): string | undefined {
+  const found = error.graphqlErrors.find(
     (item) =>
       item.type === "FORBIDDEN" ||
       /protected branch|rule violations|not accessible by integration|must not contain merge commits|required status/i.test(
-        item.message ?? "",
+        item.message,
       ),
   );
-  if (found) return found.message ?? found.type;
-  return isStatus(error, 403) ? "permission denied" : undefined;
+  if (found) return found.message || found.type;
+  return error.is(403) ? "permission denied" : undefined;
 }
 
-function isMovedBranch(error: unknown): boolean {
+/** Did the branch move on from the expected head, or go away? */
+function isMovedBranch(error: GitHubError): boolean {
   return (
-    isStatus(error, 404, 409, 422) ||
-    errorsOf(error).some(
-      (item) =>
-        item.type === "STALE_DATA" ||
-        item.type === "NOT_FOUND" ||
-        /expected branch to point to|does not exist|not found/i.test(item.message ?? ""),
-    )
+    error.is(404, 409, 422) ||
+    error.hasType("STALE_DATA", "NOT_FOUND") ||
+    error.graphqlErrors.some((item) => /expected branch to point to|does not exist|not found/i.test(item.message))
   );
 }

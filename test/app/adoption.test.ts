@@ -3,23 +3,15 @@
  * tasks `taskgate upgrade` placed past their gates waits for one review; the App records it in each
  * task's log in one commit of its own, and the check turns green. A hand-written adoption line fails.
  */
-import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FakeGitHub } from "../helpers/fake-github.js";
-import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
+import { describe, expect, it } from "vitest";
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+import { runCli } from "../helpers/git.js";
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
+
+const sandbox = appSandbox();
 
 async function adoptionPullRequest() {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({ ".github/taskgate.yml": "preset: phases\n", "README.md": "work in flight\n" });
   repo.commit("taskgate", "alice");
   repo.git("checkout", "-q", "-b", "adopt");
@@ -32,8 +24,7 @@ async function adoptionPullRequest() {
   });
   expect((await runCli(["upgrade", "--as", "carol"], repo.dir)).code).toBe(0);
   const head = repo.commit("adopt taskgate", "carol");
-  const fake = new FakeGitHub(repo, { head: "adopt" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "adopt" });
   fake.permissions.bob = "WRITE";
   return { repo, fake, head };
 }

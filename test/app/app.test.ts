@@ -2,27 +2,17 @@
  * The GitHub App end to end against a stateful fake of GitHub (backed by a real git repository):
  * open → review → the bot's commit → re-check → green, for both presets, with the exact requests.
  */
-import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { runCli, tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot as probot } from "../helpers/probot.js";
+import { runCli, type TempRepo } from "../helpers/git.js";
+import { appSandbox, example, testProbot as probot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
-beforeEach(() => {
-  nock.disableNetConnect();
-});
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+const sandbox = appSandbox();
 
 /** main holds the config and one task at `research`; `feature` asks for approval of its research. */
 function phasesRepo(): { repo: TempRepo; fake: FakeGitHub; reviewed: string } {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({
     ".github/taskgate.yml": "preset: phases\n",
     "tasks/login/.state": "research\n",
@@ -32,8 +22,7 @@ function phasesRepo(): { repo: TempRepo; fake: FakeGitHub; reviewed: string } {
   repo.git("checkout", "-q", "-b", "feature");
   repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
   const reviewed = repo.commit("ready for review", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature" });
   return { repo, fake, reviewed };
 }
 
@@ -117,8 +106,7 @@ describe("the app on a phases repository", () => {
 describe("the app on a board", () => {
   const DEFS = [def("api", { paths: ["src/api/**"] })];
   function boardRepo(): { fake: FakeGitHub; submitted: string } {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write({
       ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol]\n",
       ...(board(DEFS, { api: claimed("carol/a1") }, 1) as Record<string, string>),
@@ -140,8 +128,7 @@ describe("the app on a board", () => {
       "src/api/x.ts": "2\n",
     });
     const submitted = repo.commit("submit api", "carol");
-    const fake = new FakeGitHub(repo, { head: "feature" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "feature" });
     fake.permissions.quinn = "WRITE";
     return { fake, submitted };
   }
@@ -247,8 +234,7 @@ describe("what the app never trusts", () => {
 
 describe("status files in the record commit", () => {
   it("re-renders them with the records when render.commit is pr, so render --check stays clean", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write({
       ".github/taskgate.yml": "preset: phases\n",
       "tasks/login/.state": "research\n",
@@ -260,8 +246,7 @@ describe("status files in the record commit", () => {
     repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
     expect((await runCli(["render"], repo.dir)).code).toBe(0);
     const reviewed = repo.commit("ready", "carol");
-    const fake = new FakeGitHub(repo, { head: "feature" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "feature" });
     fake.permissions.bob = "WRITE";
     fake.review("bob", "APPROVED", reviewed, "2026-11-30T10:00:00Z");
     await probot().receive({
@@ -284,8 +269,7 @@ describe("status files in the record commit", () => {
   });
 
   it("writes no comment on a pull request with nothing to say", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write({
       ".github/taskgate.yml": "preset: phases\n",
       "tasks/login/.state": "research\n",
@@ -295,8 +279,7 @@ describe("status files in the record commit", () => {
     repo.git("checkout", "-q", "-b", "clean", "main");
     repo.write({ "tasks/login/NOTES.md": "notes\n" });
     repo.commit("notes", "carol");
-    const fake = new FakeGitHub(repo, { head: "clean" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "clean" });
     await probot().receive({
       id: "1",
       name: "pull_request",

@@ -5,20 +5,13 @@
  * a bot commit there stands only as the follow-up the branch called for; and the sync branch and its
  * pull request are never taken from a person.
  */
-import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolverDoneBoard } from "../helpers/board.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
+import { type TempRepo } from "../helpers/git.js";
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+const sandbox = appSandbox();
 
 const APP = { id: 1, slug: "taskgate" };
 
@@ -33,15 +26,13 @@ const dispatch = (fake: FakeGitHub) => ({
  * own check run on the head). Returns before the merge.
  */
 async function judgedPullRequest() {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
   repo.commit("base", "alice");
   repo.git("checkout", "-q", "-b", "feature");
   repo.write({ "tasks/b/.state": "research\n", "tasks/b/SPEC.md": "b\n" });
   const head = repo.commit("add b", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature" });
   await testProbot().receive({
     id: "pr",
     name: "pull_request",
@@ -126,14 +117,12 @@ function directChange(
   author: string,
   github: { login: string; type?: string; verified?: boolean; committer?: string },
 ) {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
   repo.commit("base", "alice");
   repo.write(changes);
   const direct = repo.commit(`${author}'s change`, author);
-  const fake = new FakeGitHub(repo, { head: "main" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "main" });
   fake.logins.set(direct, github);
   return { repo, fake, direct };
 }
@@ -202,12 +191,10 @@ describe("the bot's commits on the default branch", () => {
   });
 
   it("the bot's own follow-up (an unblock the branch called for) is authorized", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write(resolverDoneBoard());
     repo.commit("resolver merged", "alice");
-    const fake = new FakeGitHub(repo, { head: "main" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "main" });
     const push = fake.payload(example("push"));
     await testProbot().receive({
       id: "push",
@@ -227,12 +214,10 @@ describe("the bot's commits on the default branch", () => {
 
 describe("the sync branch of the follow-ups", () => {
   function protectedBoard() {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write(resolverDoneBoard());
     repo.commit("resolver merged", "alice");
-    const fake = new FakeGitHub(repo, { head: "main" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "main" });
     fake.protectedBranches.add("main");
     const push = fake.payload(example("push"));
     const event = {

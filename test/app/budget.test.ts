@@ -6,10 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot as probot } from "../helpers/probot.js";
+
+import { appSandbox, example, testProbot as probot } from "../helpers/probot.js";
 
 const budget = (() => {
   const doc = readFileSync(new URL("../../docs/performance.md", import.meta.url), "utf8");
@@ -18,13 +18,7 @@ const budget = (() => {
   return { evaluation: Number(line[1]), perCommit: Number(line[2]) };
 })();
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+const sandbox = appSandbox();
 
 /** Requests that judge the pull request (not the token, not the check run or comment, nor the check after writing). */
 function evaluation(requests: readonly RecordedRequest[]): RecordedRequest[] {
@@ -40,8 +34,7 @@ function evaluation(requests: readonly RecordedRequest[]): RecordedRequest[] {
 
 /** A phases pull request moving `tasks` tasks implement → bug_find and changing `extra` project files. */
 function bigPullRequest(tasks: number, extra: number, config = "preset: phases\n"): { fake: FakeGitHub; head: string } {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   const base: Record<string, string> = { ".github/taskgate.yml": config };
   for (let index = 0; index < tasks; index++) {
     base[`tasks/t${index}/.state`] = "implement\n";
@@ -59,8 +52,7 @@ function bigPullRequest(tasks: number, extra: number, config = "preset: phases\n
   for (let index = 0; index < extra; index++) head[`src/file${index}.ts`] = `export const v = ${index + 1};\n`;
   repo.write(head);
   const sha = repo.commit("fix", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature" });
   return { fake, head: sha };
 }
 

@@ -5,26 +5,19 @@
  * fake's caps are set small, so that the real mechanism runs on small repositories.
  */
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
+
+const sandbox = appSandbox();
 
 /**
  * `tasks` tasks at `research` and 60 vendored files; `feature` asks for approval of the last task's
  * research and, with `vendor`, edits a vendored file (which no task may: a violation).
  */
 function pullRequest(tasks: number, vendor = true): FakeGitHub {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   const files: Record<string, string> = { ".github/taskgate.yml": "preset: phases\n" };
   for (let index = 0; index < 60; index++) files[`vendor/lib${String(index).padStart(2, "0")}.js`] = `${index};\n`;
   for (let index = 0; index < tasks; index++) {
@@ -38,8 +31,7 @@ function pullRequest(tasks: number, vendor = true): FakeGitHub {
   repo.write({ [`tasks/${last}/.state`]: "research:awaiting_approval\n" });
   if (vendor) repo.write({ "vendor/lib07.js": "patched;\n" });
   repo.commit("ready for review", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature" });
   return fake;
 }
 

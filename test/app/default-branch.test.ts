@@ -2,20 +2,13 @@
  * The app's work on the default branch: follow-ups after a push (unblocks, status files) and the
  * audit asked for by a repository dispatch, against the stateful fake of GitHub through nock.
  */
-import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resolverDoneBoard } from "../helpers/board.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
+
+const sandbox = appSandbox();
 
 function pushTo(fake: FakeGitHub, branch: string, extra: Record<string, unknown> = {}) {
   const payload = fake.payload(example("push"));
@@ -35,12 +28,10 @@ function pushTo(fake: FakeGitHub, branch: string, extra: Record<string, unknown>
 
 /** A board whose resolver `r` is done while its parent `p` still waits for it. */
 function resolverMerged(): FakeGitHub {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write(resolverDoneBoard());
   repo.commit("resolver merged", "alice");
-  const fake = new FakeGitHub(repo, { head: "main" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "main" });
   return fake;
 }
 
@@ -74,8 +65,7 @@ describe("push to the default branch", () => {
 
 describe("repository dispatch taskgate-audit", () => {
   function directlyApproved(): FakeGitHub {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write({
       ".github/taskgate.yml": "preset: phases\n",
       "tasks/a/.state": "research\n",

@@ -3,26 +3,19 @@
  * re-deliveries, replicas racing, old heads, GitHub errors, missing pull requests, big reports.
  */
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildReport } from "../../src/core/evaluate.js";
 import { violation } from "../../src/core/kernel/violations.js";
 import { COMMENT_MARKER, GITHUB_TEXT_LIMIT, checkOutput } from "../../src/github/summary.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
+
+const sandbox = appSandbox();
 const APP = { id: 1, slug: "taskgate" };
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
 
 function setUp(files: Record<string, string> = {}, options: { fork?: boolean } = {}) {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({
     ".github/taskgate.yml": "preset: phases\n",
     "tasks/login/.state": "research\n",
@@ -32,8 +25,7 @@ function setUp(files: Record<string, string> = {}, options: { fork?: boolean } =
   repo.git("checkout", "-q", "-b", "feature");
   repo.write({ "tasks/login/.state": "research:awaiting_approval\n", ...files });
   const reviewed = repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature", ...(options.fork && { fork: true }) });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature", ...(options.fork && { fork: true }) });
   fake.permissions.bob = "WRITE";
   return { repo, fake, reviewed };
 }

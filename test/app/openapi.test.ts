@@ -4,10 +4,9 @@
  */
 import { request as httpRequest } from "node:http";
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TempRepo } from "../helpers/git.js";
+import { describe, expect, it } from "vitest";
 import { validateRequest } from "../helpers/openapi.js";
-import { awaitingApproval, example, testProbot } from "../helpers/probot.js";
+import { appSandbox, awaitingApproval, example, testProbot } from "../helpers/probot.js";
 
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 
@@ -141,15 +140,7 @@ describe("validateRequest", () => {
 });
 
 describe("the App's REST requests", () => {
-  const repos: TempRepo[] = [];
-  beforeEach(() => {
-    nock.disableNetConnect();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-    for (const repo of repos.splice(0)) repo.remove();
-  });
+  const { repos } = appSandbox();
 
   it("validate against GitHub's OpenAPI description: waits for approval, records the review, turns green", async () => {
     const fake = awaitingApproval(repos);
@@ -203,12 +194,8 @@ describe("the App's REST requests", () => {
 });
 
 describe("the fake's checks", () => {
-  const repos: TempRepo[] = [];
-  afterEach(() => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-    for (const repo of repos.splice(0)) repo.remove();
-  });
+  // The fake serves over HTTP on this machine here: connections stay allowed.
+  const { repos } = appSandbox({ offline: false });
 
   it("records the query, body and headers of a request over HTTP, and checks it and its API version", async () => {
     const fake = awaitingApproval(repos);

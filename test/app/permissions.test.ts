@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import nock from "nock";
 import { parse } from "yaml";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COMMENT_MARKER } from "../../src/github/summary.js";
 import { resolverDoneBoard } from "../helpers/board.js";
-import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
+import { type RecordedRequest } from "../helpers/fake-github.js";
+import { tempRepo } from "../helpers/git.js";
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const manifest = parse(readFileSync(new URL("app.yml", ROOT), "utf8")) as {
@@ -49,26 +49,19 @@ function documented(request: RecordedRequest): { call: string; permission: strin
 
 const LEVEL: Record<string, number> = { read: 1, write: 2 };
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+const sandbox = appSandbox();
+const { repos } = sandbox;
 
 /** Runs the App's flows: a check with problems, an approval recorded, follow-ups through a sync pull request, audits. */
 async function everyFlow(): Promise<RecordedRequest[]> {
   const recorded: RecordedRequest[] = [];
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({ ".github/taskgate.yml": "preset: phases\n", "tasks/a/.state": "research\n", "tasks/a/SPEC.md": "s\n" });
   repo.commit("base", "alice");
   repo.git("checkout", "-q", "-b", "feature");
   repo.write({ "tasks/a/.state": "research:awaiting_approval\n", ".github/workflows/x.yml": "on: push\n" });
   repo.commit("ready, and a workflow", "carol");
-  const pr = new FakeGitHub(repo, { head: "feature" });
-  pr.install();
+  const pr = sandbox.github(repo, { head: "feature" });
   pr.permissions.bob = "WRITE";
   // Two copies of the comment left by an earlier race: one is deleted.
   const app = { id: 1, slug: "taskgate" };
@@ -108,8 +101,7 @@ async function everyFlow(): Promise<RecordedRequest[]> {
   main.commit("plan", "alice");
   main.write({ "state/handoffs/r.md": "edited directly\n" });
   main.commit("edit directly", "mallory");
-  const fake = new FakeGitHub(main, { head: "main" });
-  fake.install();
+  const fake = sandbox.github(main, { head: "main" });
   fake.protectedBranches.add("main");
   const push = fake.payload(example("push"));
   const pushed = {

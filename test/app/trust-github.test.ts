@@ -6,33 +6,25 @@
  * nothing. The fake models what GitHub refuses: another app's check run or comment cannot be changed.
  */
 import nock from "nock";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COMMENT_MARKER } from "../../src/github/summary.js";
 import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
-import { tempRepo, type TempRepo } from "../helpers/git.js";
-import { example, testProbot } from "../helpers/probot.js";
 
-const repos: TempRepo[] = [];
-beforeEach(() => nock.disableNetConnect());
-afterEach(() => {
-  nock.cleanAll();
-  nock.enableNetConnect();
-  for (const repo of repos.splice(0)) repo.remove();
-});
+import { appSandbox, example, testProbot } from "../helpers/probot.js";
+
+const sandbox = appSandbox();
 
 const APP = { id: 1, slug: "taskgate" };
 
 /** main holds one task at `research`; `feature` asks for approval of it (plus `extra` files). */
 function awaiting(extra: Record<string, string> = {}, config = "preset: phases\n") {
-  const repo = tempRepo();
-  repos.push(repo);
+  const repo = sandbox.repo();
   repo.write({ ".github/taskgate.yml": config, "tasks/login/.state": "research\n", "tasks/login/SPEC.md": "s\n" });
   repo.commit("base", "alice");
   repo.git("checkout", "-q", "-b", "feature");
   repo.write({ "tasks/login/.state": "research:awaiting_approval\n", ...extra });
   const head = repo.commit("ready", "carol");
-  const fake = new FakeGitHub(repo, { head: "feature" });
-  fake.install();
+  const fake = sandbox.github(repo, { head: "feature" });
   fake.permissions.bob = "WRITE";
   return { repo, fake, head };
 }
@@ -95,8 +87,7 @@ describe("1. own writes are known by the App's id and the token's own comments",
 
 describe("3. the bot writes only where the pull request authorises it", () => {
   it("never commits a record to the default branch through a pull request from main into a laxer branch", async () => {
-    const repo = tempRepo();
-    repos.push(repo);
+    const repo = sandbox.repo();
     repo.write({
       ".github/taskgate.yml": "preset: phases\n",
       "tasks/login/.state": "research\n",
@@ -106,8 +97,7 @@ describe("3. the bot writes only where the pull request authorises it", () => {
     repo.git("branch", "lax");
     repo.write({ "tasks/login/.state": "research:awaiting_approval\n" });
     const head = repo.commit("ready on main", "carol");
-    const fake = new FakeGitHub(repo, { head: "main", base: "lax" });
-    fake.install();
+    const fake = sandbox.github(repo, { head: "main", base: "lax" });
     fake.permissions.bob = "WRITE";
     fake.review("bob", "APPROVED", head, "2026-11-30T10:00:00Z");
     await testProbot().receive(submitted(fake));

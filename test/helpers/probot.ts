@@ -3,10 +3,12 @@
  * GitHub's fake behind nock, and the smallest pull request that waits for an approval.
  */
 import examples from "@octokit/webhooks-examples";
+import nock from "nock";
 import { Probot } from "probot";
+import { afterEach, beforeEach } from "vitest";
 import { app } from "../../src/app/index.js";
 import { TaskgateOctokit } from "../../src/app/octokit.js";
-import { FakeGitHub, privateKey } from "./fake-github.js";
+import { FakeGitHub, privateKey, type FakeOptions } from "./fake-github.js";
 import { tempRepo, type TempRepo } from "./git.js";
 
 type Example = { name: string; examples: Record<string, unknown>[] };
@@ -60,4 +62,42 @@ export function awaitingApproval(repos: TempRepo[]): FakeGitHub {
   const fake = new FakeGitHub(repo, { head: "feature" });
   fake.install();
   return fake;
+}
+
+export interface AppSandbox {
+  /** Temporary repositories to remove after the test (helpers that make their own take it). */
+  readonly repos: TempRepo[];
+  /** A temporary repository, removed after the test. */
+  repo(): TempRepo;
+  /** The fake GitHub in front of a repository, installed through nock. */
+  github(repo: TempRepo, options: FakeOptions): FakeGitHub;
+}
+
+/**
+ * The set-up every app test file shares: no connection leaves the machine during a test (unless
+ * `offline: false`, for a fake served over HTTP on this machine), and after each test nock's
+ * interceptors are cleared and the temporary repositories removed. Call at the top of a file or a
+ * `describe`.
+ */
+export function appSandbox(options: { offline?: boolean } = {}): AppSandbox {
+  const repos: TempRepo[] = [];
+  if (options.offline !== false) beforeEach(() => nock.disableNetConnect());
+  afterEach(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+    for (const repo of repos.splice(0)) repo.remove();
+  });
+  return {
+    repos,
+    repo() {
+      const repo = tempRepo();
+      repos.push(repo);
+      return repo;
+    },
+    github(repo, fakeOptions) {
+      const fake = new FakeGitHub(repo, fakeOptions);
+      fake.install();
+      return fake;
+    },
+  };
 }
