@@ -1,6 +1,5 @@
 /** Text output for people: one line per problem (file:line, code, message), its hint, then a summary. */
-import type { Explanation } from "../core/model.js";
-import type { Pending, Report, Violation } from "../core/types.js";
+import type { Explanation, Pending, Report, Violation } from "../core/index.js";
 
 function location(item: Violation): string {
   if (!item.path) return item.task ? `task ${item.task}` : "(pull request)";
@@ -51,4 +50,18 @@ export function formatExplanation(explanation: Explanation): string {
     for (const problem of explanation.problems) out.push(`    ${formatItem(problem)}`);
   } else out.push("  problems: none");
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The JSON contract of the checking commands (`check`, `audit`, `hook run`): exactly these keys. A
+ * check that did not run (`undefined`) is neutral and empty.
+ */
+export function reportJson(report: Report | undefined) {
+  return {
+    conclusion: report?.conclusion ?? "neutral",
+    violations: report?.violations ?? [],
+    pending: report?.pending ?? [],
+    transitions: report?.transitions ?? [],
+    records: (report?.records ?? []).map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
+  };
 }

@@ -35,3 +35,16 @@ export { VIOLATIONS, VIOLATION_CODES, violation, type ViolationCode } from "./vi
 export { redactSecrets, scanSecrets, type SecretFinding } from "./secrets.js";
 export type { Explanation, NextStep, WorkflowModel } from "./model.js";
 export type * from "./types.js";
+export {
+  BINARY_CONTENT,
+  BINARY_SNIFF_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  MODE_FILE,
+  MODE_SUBMODULE,
+  MODE_SYMLINK,
+  bytesLookBinary,
+  classifyFile,
+  textLooksBinary,
+  type FileFacts,
+} from "./kernel/files.js";
+export type { RenderResult } from "./service.js";
