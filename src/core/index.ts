@@ -48,3 +48,4 @@ export {
   type FileFacts,
 } from "./kernel/files.js";
 export type { RenderResult } from "./service.js";
+export { LOCAL_FILES } from "./paths.js";
