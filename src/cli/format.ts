@@ -51,3 +51,17 @@ export function formatExplanation(explanation: Explanation): string {
   } else out.push("  problems: none");
   return `${out.join("\n")}\n`;
 }
+
+/**
+ * The JSON contract of the checking commands (`check`, `audit`, `hook run`): exactly these keys. A
+ * check that did not run (`undefined`) is neutral and empty.
+ */
+export function reportJson(report: Report | undefined) {
+  return {
+    conclusion: report?.conclusion ?? "neutral",
+    violations: report?.violations ?? [],
+    pending: report?.pending ?? [],
+    transitions: report?.transitions ?? [],
+    records: (report?.records ?? []).map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
+  };
+}

@@ -16,16 +16,18 @@
  * (`git commit --no-verify`), its acting login comes from local settings, and it knows no reviews:
  * the check on the pull request stays the authority.
  */
-import { execFile } from "node:child_process";
-import { chmod, lstat, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { lstat, mkdir, readFile, rename, rm } from "node:fs/promises";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { redactDeep, RefNotFoundError, RepositoryError } from "../core/index.js";
-import type { Report } from "../core/index.js";
+import { commitStaged, hookFiles, type HookFiles } from "../git/hooks.js";
+import { writeAtomic } from "../git/local-files.js";
 import { GitRepository } from "../git/repository.js";
-import { formatReport } from "./format.js";
-import { EXIT, UsageError, type CliIo } from "./io.js";
+import { RefNotFoundError, RepositoryError } from "../core/index.js";
+import { resolveActor } from "./actor.js";
+import type { CommandRun } from "./commands.js";
+import { formatReport, reportJson } from "./format.js";
+import { EXIT, UsageError, printFailure, type Output } from "./io.js";
 
 const HOOK_USAGE = `Usage:
   taskgate hook install   [--repo DIR] [--force] [--json]
@@ -49,9 +51,6 @@ Options:
 /** The second line of the script (after the shebang): how `install` and `uninstall` recognise it. */
 export const HOOK_MARKER = "# taskgate pre-commit hook";
 
-/** Where `install --force` keeps the hook it replaced, next to it; `uninstall` puts it back. */
-const BACKUP_SUFFIX = ".taskgate-backup";
-
 /** The executable of this package: `dist/cli/hook.js` (or `src/cli/hook.ts`) → `bin/taskgate.js`. */
 const BIN_PATH = fileURLToPath(new URL("../../bin/taskgate.js", import.meta.url));
 
@@ -60,25 +59,26 @@ const SEE_HELP = " (see taskgate hook --help)";
 
 const COMMIT_MESSAGE = "taskgate: staged change";
 
-export async function hookCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseHookOptions(args);
+/** `taskgate hook ...`: its arguments come unparsed, as `run.positionals`. */
+export async function hookCommand(run: CommandRun): Promise<number> {
+  const { values, positionals } = parseHookOptions(run.positionals);
   if (values.help) {
-    io.stdout(HOOK_USAGE);
+    run.io.stdout(HOOK_USAGE);
     return EXIT.ok;
   }
   const [subcommand, extra] = positionals;
   if (subcommand === undefined) throw new UsageError(`hook needs a command: install, uninstall or run${SEE_HELP}`);
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}"${SEE_HELP}`);
   if (values.force && subcommand !== "install") throw new UsageError(`--force applies to hook install only${SEE_HELP}`);
-  const repoDir = resolve(io.cwd, values.repo ?? ".");
-  const json = values.json ?? false;
+  const repoDir = resolve(run.io.cwd, values.repo ?? ".");
+  const out: Output = { io: run.io, json: values.json ?? false, printJson: run.printJson };
   switch (subcommand) {
     case "install":
-      return install(io, repoDir, json, values.force ?? false);
+      return install(out, repoDir, values.force ?? false);
     case "uninstall":
-      return uninstall(io, repoDir, json);
+      return uninstall(out, repoDir);
     case "run":
-      return runHook(io, repoDir, json);
+      return runHook(out, repoDir);
     default:
       throw new UsageError(`unknown hook command "${subcommand}"; use install, uninstall or run${SEE_HELP}`);
   }
@@ -129,28 +129,6 @@ export function shQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-interface HookFiles {
-  readonly dir: string;
-  readonly hook: string;
-  readonly backup: string;
-}
-
-/** Where git runs hooks from for this repository (`core.hooksPath`, shared by linked worktrees). */
-async function hookFiles(repoDir: string): Promise<HookFiles> {
-  const repo = await GitRepository.open(repoDir);
-  if (repo.bare) {
-    throw new RepositoryError(
-      "this repository is bare: nobody commits in it, so a pre-commit hook would never run",
-      "Install the hook in a checkout of the repository.",
-    );
-  }
-  const out = await git(repoDir, ["rev-parse", "--git-path", "hooks"]);
-  // Relative output is relative to the directory git ran in.
-  const dir = resolve(repoDir, out.replace(/\n$/, ""));
-  const hook = join(dir, "pre-commit");
-  return { dir, hook, backup: `${hook}${BACKUP_SUFFIX}` };
-}
-
 type Existing = "none" | "taskgate" | "foreign";
 
 /** Whether `path` holds nothing, taskgate's hook (by its marker line), or anything else. */
@@ -166,66 +144,61 @@ async function exists(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined)) !== undefined;
 }
 
-async function install(io: CliIo, repoDir: string, json: boolean, force: boolean): Promise<number> {
-  const files = await hookFiles(repoDir);
+async function install(out: Output, repoDir: string, force: boolean): Promise<number> {
+  const files = await hookFiles(await GitRepository.open(repoDir));
   const existing = await existingHook(files.hook);
   let backup: string | undefined;
   if (existing === "foreign") {
-    if (!force) {
-      return refuse(
-        io,
-        json,
-        `${files.hook} already exists and is not taskgate's hook`,
-        "Run it from your own hook instead, or pass --force to replace it (it is kept as a backup that `taskgate hook uninstall` restores).",
-      );
-    }
-    if (await exists(files.backup)) {
-      return refuse(
-        io,
-        json,
-        `${files.backup} already exists, so the current hook cannot be backed up`,
-        "Move one of the two hooks elsewhere, then install again.",
-      );
-    }
-    await fsStep(`cannot move ${files.hook} to ${files.backup}`, () => rename(files.hook, files.backup));
-    backup = files.backup;
+    const refusal = await backUp(out, files, force);
+    if (typeof refusal === "number") return refusal;
+    backup = refusal;
   }
   await fsStep(`cannot create ${files.dir}`, () => mkdir(files.dir, { recursive: true }));
   // Written beside the hook and renamed over it, so git never runs a half-written script.
-  const temporary = `${files.hook}.taskgate-${process.pid}.tmp`;
-  await fsStep(`cannot write ${files.hook}`, async () => {
-    try {
-      await writeFile(temporary, hookScript(), { mode: 0o755 });
-      await chmod(temporary, 0o755);
-      await rename(temporary, files.hook);
-    } finally {
-      await rm(temporary, { force: true });
-    }
-  });
-  if (json) printJson(io, { installed: files.hook, ...(backup && { backup }) });
+  await fsStep(`cannot write ${files.hook}`, () => writeAtomic(files.hook, hookScript(), { mode: 0o755 }));
+  if (out.json) out.printJson({ installed: files.hook, ...(backup && { backup }) });
   else {
     const verb = existing === "taskgate" ? "updated" : "installed";
-    io.stdout(`taskgate: ${verb} the pre-commit hook at ${files.hook}\n`);
-    if (backup) io.stdout(`  the previous hook is kept at ${backup}; \`taskgate hook uninstall\` puts it back\n`);
-    io.stdout(
+    out.io.stdout(`taskgate: ${verb} the pre-commit hook at ${files.hook}\n`);
+    if (backup) out.io.stdout(`  the previous hook is kept at ${backup}; \`taskgate hook uninstall\` puts it back\n`);
+    out.io.stdout(
       "  every commit's staged change is now checked as a pull request from HEAD; violations refuse the commit\n",
     );
   }
   return EXIT.ok;
 }
 
-async function uninstall(io: CliIo, repoDir: string, json: boolean): Promise<number> {
-  const files = await hookFiles(repoDir);
+/** Moves a hook that is not taskgate's to its backup (with --force): the backup's path, or the refusal's exit code. */
+async function backUp(out: Output, files: HookFiles, force: boolean): Promise<string | number> {
+  if (!force) {
+    return printFailure(
+      out,
+      `${files.hook} already exists and is not taskgate's hook`,
+      "Run it from your own hook instead, or pass --force to replace it (it is kept as a backup that `taskgate hook uninstall` restores).",
+    );
+  }
+  if (await exists(files.backup)) {
+    return printFailure(
+      out,
+      `${files.backup} already exists, so the current hook cannot be backed up`,
+      "Move one of the two hooks elsewhere, then install again.",
+    );
+  }
+  await fsStep(`cannot move ${files.hook} to ${files.backup}`, () => rename(files.hook, files.backup));
+  return files.backup;
+}
+
+async function uninstall(out: Output, repoDir: string): Promise<number> {
+  const files = await hookFiles(await GitRepository.open(repoDir));
   const existing = await existingHook(files.hook);
   if (existing === "none") {
-    if (json) printJson(io, { removed: null });
-    else io.stdout(`taskgate: no pre-commit hook at ${files.hook}; nothing to remove\n`);
+    if (out.json) out.printJson({ removed: null });
+    else out.io.stdout(`taskgate: no pre-commit hook at ${files.hook}; nothing to remove\n`);
     return EXIT.ok;
   }
   if (existing === "foreign") {
-    return refuse(
-      io,
-      json,
+    return printFailure(
+      out,
       `${files.hook} is not taskgate's hook; it is left in place`,
       "Remove or edit it yourself if it should no longer run.",
     );
@@ -237,19 +210,12 @@ async function uninstall(io: CliIo, repoDir: string, json: boolean): Promise<num
   } else {
     await fsStep(`cannot remove ${files.hook}`, () => rm(files.hook, { force: true }));
   }
-  if (json) printJson(io, { removed: files.hook, ...(restored && { restored }) });
+  if (out.json) out.printJson({ removed: files.hook, ...(restored && { restored }) });
   else {
-    io.stdout(`taskgate: removed the pre-commit hook at ${files.hook}\n`);
-    if (restored) io.stdout(`  restored the previous hook from ${restored}\n`);
+    out.io.stdout(`taskgate: removed the pre-commit hook at ${files.hook}\n`);
+    if (restored) out.io.stdout(`  restored the previous hook from ${restored}\n`);
   }
   return EXIT.ok;
-}
-
-/** A refusal of `install` or `uninstall`: the message and a hint (or JSON `{error}`), exit 2. */
-function refuse(io: CliIo, json: boolean, message: string, hint: string): number {
-  if (json) printJson(io, { error: { message, hint } });
-  else io.stderr(`taskgate: ${message}\n  hint: ${hint}\n`);
-  return EXIT.usage;
 }
 
 /** Runs a file-system step; a failure becomes an error the CLI prints with a hint (exit 2). */
@@ -268,37 +234,35 @@ async function fsStep(what: string, step: () => Promise<unknown>): Promise<void>
 // ---------------------------------------------------------------------------------------------
 // run
 
-async function runHook(io: CliIo, repoDir: string, json: boolean): Promise<number> {
+async function runHook(out: Output, repoDir: string): Promise<number> {
   const repo = await GitRepository.open(repoDir);
   await repo.workTreeRoot(); // refuses a bare repository, which has no index to check
   const head = await optionalCommit(repo, "HEAD");
   if (head === undefined) {
-    return skip(io, json, "this is the first commit (no HEAD yet), so there is nothing to compare it with");
+    return skip(out, "this is the first commit (no HEAD yet), so there is nothing to compare it with");
   }
   // A merge commit brings in changes other pull requests made (and were checked for), by other
   // authors and often with the bot's approval records. Judged as this author's pull request from
   // HEAD they would be refused for rules they already passed, so a merge is not checked here; the
   // pull request that carries it is.
   if ((await optionalCommit(repo, "MERGE_HEAD")) !== undefined) {
-    return skip(io, json, "a merge is in progress; the merged changes are checked on the pull request");
+    return skip(out, "a merge is in progress; the merged changes are checked on the pull request");
   }
-  // git exports GIT_INDEX_FILE to the hook (`commit -a` and `commit <paths>` stage into another
-  // index): the inherited environment makes write-tree read the index this commit is made from.
-  const tree = (await git(repoDir, ["write-tree"])).trim();
-  const staged = await commitTree(repoDir, tree);
-  const author = await actingLogin(io, repoDir);
+  const staged = await commitStaged(repo, COMMIT_MESSAGE);
+  // Who the change is checked for; without one, the check names the commit's git author.
+  const author = (await resolveActor(repo, { io: out.io, gitName: true }))?.login;
   // The core's rules load here, once there is a change to judge: install and uninstall never need them.
   const { checkPullRequest } = await import("./use-cases.js");
   const report = await checkPullRequest(repo, { base: "HEAD", head: staged, ...(author && { pr: { author } }) });
-  if (json) printJson(io, reportJson(report));
+  if (out.json) out.printJson(reportJson(report));
   else {
-    io.stdout(formatReport(report, "pre-commit: the staged change as a pull request from HEAD"));
+    out.io.stdout(formatReport(report, "pre-commit: the staged change as a pull request from HEAD"));
     if (report.conclusion === "failure") {
-      io.stdout(
+      out.io.stdout(
         "the commit is refused: fix the problems above and commit again (the pull request check applies the same rules)\n",
       );
     } else if (report.conclusion === "action_required") {
-      io.stdout("pending approvals do not block a commit: approvals come from reviews of the pull request\n");
+      out.io.stdout("pending approvals do not block a commit: approvals come from reviews of the pull request\n");
     }
   }
   return report.conclusion === "failure" ? EXIT.failure : EXIT.ok;
@@ -314,122 +278,8 @@ async function optionalCommit(repo: GitRepository, ref: string): Promise<string 
   }
 }
 
-/**
- * A commit object holding `tree` with HEAD as its parent; nothing points at it. When git knows no
- * identity (no user.name or user.email), it is made with a placeholder one: its author is not who
- * the check judges the change for (see `actingLogin`).
- */
-async function commitTree(repoDir: string, tree: string): Promise<string> {
-  const args = ["commit-tree", "--no-gpg-sign", tree, "-p", "HEAD", "-m", COMMIT_MESSAGE];
-  const first = await runGit(repoDir, args);
-  if (first.code === 0) return first.stdout.trim();
-  if (!/tell me who you are|empty ident|unable to auto-detect|invalid ident/i.test(first.stderr)) {
-    throw gitFailure(args, first.stderr, first.code);
-  }
-  const env = process.env;
-  const retry = await runGit(repoDir, args, {
-    GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || "taskgate",
-    GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || "taskgate@localhost",
-    GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || "taskgate",
-    GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || "taskgate@localhost",
-  });
-  if (retry.code !== 0) throw gitFailure(args, retry.stderr, retry.code);
-  return retry.stdout.trim();
-}
-
-/**
- * Who the change is checked for: `TASKGATE_LOGIN`, else `git config github.user`, else git's
- * `user.name`; `undefined` when none is set (the check then names the commit's git author).
- */
-async function actingLogin(io: CliIo, repoDir: string): Promise<string | undefined> {
-  const fromEnv = io.env?.TASKGATE_LOGIN?.trim();
-  if (fromEnv) return fromEnv;
-  // One process for both keys; `-z` prints "key\nvalue\0" per entry, and the last value of a key wins.
-  const result = await runGit(repoDir, ["config", "-z", "--get-regexp", "^(github\\.user|user\\.name)$"]);
-  if (result.code !== 0) return undefined;
-  const values = new Map<string, string>();
-  for (const entry of result.stdout.split("\0")) {
-    const newline = entry.indexOf("\n");
-    if (newline > 0) values.set(entry.slice(0, newline), entry.slice(newline + 1).trim());
-  }
-  return values.get("github.user") || values.get("user.name") || undefined;
-}
-
-function skip(io: CliIo, json: boolean, note: string): number {
-  if (json) printJson(io, { ...reportJson(undefined), note });
-  else io.stdout(`taskgate pre-commit: not checked: ${note}\n`);
+function skip(out: Output, note: string): number {
+  if (out.json) out.printJson({ ...reportJson(undefined), note });
+  else out.io.stdout(`taskgate pre-commit: not checked: ${note}\n`);
   return EXIT.ok;
-}
-
-/** The JSON of `taskgate check --format json` (a skipped check is neutral and empty). */
-function reportJson(report: Report | undefined) {
-  return {
-    conclusion: report?.conclusion ?? "neutral",
-    violations: report?.violations ?? [],
-    pending: report?.pending ?? [],
-    transitions: report?.transitions ?? [],
-    records: (report?.records ?? []).map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
-  };
-}
-
-/** JSON values are redacted before they are serialised, so a redaction never breaks the JSON. */
-function printJson(io: CliIo, value: unknown): void {
-  io.stdout(`${JSON.stringify(redactDeep(value), null, 2)}\n`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// git
-
-interface GitResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Runs git in `dir` without a shell. The environment is inherited (inside a hook it carries
- * GIT_INDEX_FILE and GIT_DIR); messages are in English. Resolves with the exit code.
- */
-function runGit(dir: string, args: readonly string[], env: Record<string, string> = {}): Promise<GitResult> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(
-      "git",
-      args,
-      {
-        cwd: dir,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...env },
-        encoding: "utf8",
-        maxBuffer: 16 * 1024 * 1024,
-        windowsHide: true,
-      },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") {
-          reject(
-            error.code === "ENOENT"
-              ? new RepositoryError(
-                  "git is not installed (no `git` on PATH)",
-                  "Install git and make sure it is on PATH.",
-                )
-              : new RepositoryError(`cannot run git: ${error.message}`, GIT_HINT),
-          );
-          return;
-        }
-        resolvePromise({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-const GIT_HINT = "Check that `git` works in this directory (git status).";
-
-/** Runs git; a non-zero exit throws a `RepositoryError` with git's first line of complaint. */
-async function git(dir: string, args: readonly string[]): Promise<string> {
-  const result = await runGit(dir, args);
-  if (result.code !== 0) throw gitFailure(args, result.stderr, result.code);
-  return result.stdout;
-}
-
-function gitFailure(args: readonly string[], stderr: string, code: number): RepositoryError {
-  const detail = stderr.split("\n").find((line) => line.trim() !== "") ?? `exit code ${code}`;
-  return new RepositoryError(`git ${args[0]} failed: ${detail.trim()}`, GIT_HINT);
 }

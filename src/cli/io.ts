@@ -33,3 +33,17 @@ export class PrFileError extends Error {
     this.name = "PrFileError";
   }
 }
+
+/** Where a command prints: text, or JSON (redacted value by value). */
+export interface Output {
+  readonly io: CliIo;
+  readonly json: boolean;
+  readonly printJson: (value: unknown) => void;
+}
+
+/** A failure with a hint: `taskgate: message` and the hint on stderr, or JSON `{error}`; exit 2. */
+export function printFailure(out: Output, message: string, hint: string): number {
+  if (out.json) out.printJson({ error: { message, hint } });
+  else out.io.stderr(`taskgate: ${message}\n  hint: ${hint}\n`);
+  return EXIT.usage;
+}

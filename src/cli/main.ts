@@ -9,13 +9,10 @@
  * the config names). test/cli/lazy-load.test.ts fails when a static import brings the product back
  * into the start. `npm run build` bundles this file and what it imports (scripts/bundle-cli.mjs).
  */
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { PrInput, RenderResult, Report } from "../core/index.js";
-import type { WorkTree } from "../git/worktree.js";
-import { AUTHORING_COMMANDS } from "./commands.js";
-import { EXIT, IdentityError, PrFileError, UsageError, type CliIo } from "./io.js";
+import { allOptions, foreignOption, verbNamed, verbUsage, type CommandRun, type Verb } from "./commands.js";
+import { EXIT, IdentityError, PrFileError, UsageError, printFailure, type CliIo } from "./io.js";
 
 export { EXIT, type CliIo } from "./io.js";
 
@@ -24,31 +21,7 @@ const VERSION = "0.1.0";
 const USAGE = `taskgate: enforce a task workflow kept in git
 
 Usage:
-  taskgate check   [--repo DIR] --base REF --head REF [--pr PR.json] [--json]
-  taskgate audit   [--repo DIR] [--ref REF] [--json]
-  taskgate explain [--repo DIR] [--ref REF] [--json] <task-id>
-  taskgate render  [--repo DIR] [--check] [--json]
-
-  phases preset:
-  taskgate new      <task-id>                 create a task folder at \`new\`
-  taskgate move     <task-id> <state>         move a task, when the workflow allows it
-  taskgate can-edit <file> [--task <task-id>] may a task (or any task) change this file?
-  taskgate scope    <task-id>                 what the task may edit now
-  taskgate upgrade  [<task-id>...]            give folders without .state one, from their artifacts
-
-  board preset:
-  taskgate next     --role ROLE               the next task of a role that can be claimed
-  taskgate list     [--role R] [--stage S] [--status X] [--query Q] [--limit N]
-  taskgate claim    <task-id> [--agent A]
-  taskgate packet   <task-id> [--output FILE] the task's context: definition, dependencies, scope
-  taskgate submit   <task-id> --evidence FILE --handoff FILE [--agent A]
-  taskgate escalate <task-id> --issue FILE --handoff FILE --resolver NEW-ID --definition FILE [--agent A]
-  taskgate reassign <task-id> [--owner LOGIN] [--agent A]
-  taskgate release-external <task-id>
-
-  taskgate unlock   --reason TEXT             remove the lock of a process that is gone
-  taskgate hook     install|uninstall [--force]   the git pre-commit hook that checks staged changes
-
+${verbUsage()}
 Commands that write judge their change with the pull-request rules first: a change the check would
 refuse is refused (exit 1) and nothing is written. They act as --as LOGIN, else $TASKGATE_LOGIN,
 else \`git config github.user\`.
@@ -96,275 +69,84 @@ export async function main(argv: readonly string[], raw: CliIo): Promise<number>
 const jsonWriters = new WeakMap<CliIo, (value: unknown) => void>();
 
 async function run(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = false;
+  const [command = "", ...rest] = argv;
+  const verb = verbNamed(command);
+  // Known before parsing, so a usage error is answered in JSON too.
+  let json = verb?.ownArguments ? rest.includes("--json") : wantsJson(rest);
   try {
-    const [command = "", ...rest] = argv;
-    // `hook` parses its own options (install, uninstall, and the hook's own run).
-    if (command === "hook") {
-      json = rest.includes("--json");
-      const { hookCommand } = await import("./hook.js");
-      return await hookCommand(rest, io);
-    }
-    // Known before parsing, so a usage error is answered in JSON too.
-    json =
-      rest.includes("--json") ||
-      rest.some((arg, index) => arg === "--format=json" || (arg === "--format" && rest[index + 1] === "json"));
+    if (verb?.ownArguments) return await (await verb.load())(commandRun(verb, {}, rest, io, false));
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       io.stdout(USAGE);
       return EXIT.ok;
     }
-    if (values.json && values.format !== undefined && values.format !== "json") {
-      throw new UsageError(`--json and --format ${values.format} disagree`);
-    }
-    const format = values.json ? "json" : (values.format ?? "text");
-    if (format !== "text" && format !== "json") throw new UsageError(`unknown --format "${format}"; use text or json`);
-    json = format === "json";
-    checkOptions(command, values);
-    const repoDir = resolve(io.cwd, values.repo ?? ".");
-    if (AUTHORING_COMMANDS.has(command)) {
-      const { runAuthoring } = await import("./authoring.js");
-      return await runAuthoring({
-        command,
-        values,
-        positionals,
-        repoDir,
-        io,
-        json,
-        printJson: (value) => printJson(io, value),
-      });
-    }
-    switch (command) {
-      case "check": {
-        if (!values.base || !values.head) throw new UsageError("check needs --base REF and --head REF");
-        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const pr = values.pr ? await readPrFile(resolve(io.cwd, values.pr)) : undefined;
-        const [{ checkPullRequest }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
-        const report = await checkPullRequest(repo, { base: values.base, head: values.head, ...(pr && { pr }) });
-        return await printReport(io, report, json, `check ${values.base}...${values.head}`);
-      }
-      case "audit": {
-        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const [{ auditRevision }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
-        const report = await auditRevision(repo, values.ref ?? "HEAD");
-        return await printReport(io, report, json, `audit ${values.ref ?? "HEAD"}`);
-      }
-      case "explain": {
-        if (positionals.length !== 1) throw new UsageError("explain needs exactly one task id");
-        const id = positionals[0]!;
-        const [{ explainTask }, repo] = await Promise.all([import("./use-cases.js"), openRepository(repoDir)]);
-        const result = await explainTask(repo, values.ref ?? "HEAD", id);
-        if (!result.found) {
-          const hint = !result.configured
-            ? "Add .github/taskgate.yml (for example `preset: phases`)."
-            : result.known.length > 0
-              ? `Known tasks: ${result.known.slice(0, 10).join(", ")}${result.known.length > 10 ? ", …" : ""}.`
-              : "The repository has no tasks yet.";
-          return fail(
-            io,
-            json,
-            `${result.configured ? `no task "${id}"` : "taskgate is not configured"} at ${values.ref ?? "HEAD"}`,
-            hint,
-          );
-        }
-        const [{ redactDeep }, { formatExplanation }] = await Promise.all([
-          import("./redact.js"),
-          import("./format.js"),
-        ]);
-        const explanation = redactDeep(result.explanation);
-        if (json) printJson(io, explanation);
-        else io.stdout(formatExplanation(explanation));
-        return result.explanation.problems.length > 0 ? EXIT.failure : EXIT.ok;
-      }
-      case "render": {
-        if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-        const [{ renderStatus }, { WorkTree }, repo] = await Promise.all([
-          import("./use-cases.js"),
-          import("../git/worktree.js"),
-          openRepository(repoDir),
-        ]);
-        const tree = new WorkTree(await repo.workTreeRoot());
-        const result = await renderStatus(tree, "work tree");
-        if (!result)
-          return fail(
-            io,
-            json,
-            "taskgate is not configured here",
-            "Add .github/taskgate.yml (for example `preset: board`).",
-          );
-        return values.check ? printStale(io, json, result) : await writeRendered(io, json, tree, result);
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"`);
-    }
+    json = outputFormat(values) === "json";
+    if (!verb) throw new UsageError(`unknown command "${command}"`);
+    const foreign = foreignOption(verb, values);
+    if (foreign !== undefined) throw new UsageError(`--${foreign} does not apply to \`${command}\``);
+    return await (
+      await verb.load()
+    )(commandRun(verb, values, positionals, io, json));
   } catch (error) {
     return await handleError(io, json, error);
   }
 }
 
-/** Opens the checkout with the git adapter, loaded by the commands that read one. */
-async function openRepository(dir: string) {
-  const { GitRepository } = await import("../git/repository.js");
-  return GitRepository.open(dir);
+function wantsJson(args: readonly string[]): boolean {
+  return (
+    args.includes("--json") ||
+    args.some((arg, index) => arg === "--format=json" || (arg === "--format" && args[index + 1] === "json"))
+  );
+}
+
+/** `--json`, or the older `--format text|json`. */
+function outputFormat(values: { json?: boolean; format?: string }): "text" | "json" {
+  if (values.json && values.format !== undefined && values.format !== "json") {
+    throw new UsageError(`--json and --format ${values.format} disagree`);
+  }
+  const format = values.json ? "json" : (values.format ?? "text");
+  if (format !== "text" && format !== "json") throw new UsageError(`unknown --format "${format}"; use text or json`);
+  return format;
+}
+
+function commandRun(
+  verb: Verb,
+  values: CommandRun["values"],
+  positionals: readonly string[],
+  io: CliIo,
+  json: boolean,
+): CommandRun {
+  const repo = typeof values.repo === "string" ? values.repo : ".";
+  const printJson = (value: unknown) => jsonWriters.get(io)!(value);
+  return { verb, values, positionals, repoDir: resolve(io.cwd, repo), io, json, printJson };
 }
 
 function parseOptions(args: readonly string[]) {
   try {
-    return parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        repo: { type: "string" },
-        base: { type: "string" },
-        head: { type: "string" },
-        ref: { type: "string" },
-        pr: { type: "string" },
-        check: { type: "boolean" },
-        format: { type: "string" },
-        json: { type: "boolean" },
-        as: { type: "string" },
-        agent: { type: "string" },
-        role: { type: "string" },
-        stage: { type: "string" },
-        status: { type: "string" },
-        query: { type: "string" },
-        limit: { type: "string" },
-        output: { type: "string" },
-        evidence: { type: "string" },
-        handoff: { type: "string" },
-        issue: { type: "string" },
-        resolver: { type: "string" },
-        definition: { type: "string" },
-        task: { type: "string" },
-        owner: { type: "string" },
-        reason: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    const parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: allOptions() });
+    return parsed as {
+      values: Record<string, string | boolean | undefined> & { help?: boolean; json?: boolean; format?: string };
+      positionals: string[];
+    };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message.split("\n")[0]! : String(error));
   }
 }
 
-/** The options each command takes besides --repo, --json, --format and --help. */
-const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  check: ["base", "head", "pr"],
-  audit: ["ref"],
-  explain: ["ref"],
-  render: ["check"],
-  new: ["as"],
-  move: ["as"],
-  upgrade: ["as"],
-  "can-edit": ["task"],
-  scope: [],
-  next: ["role"],
-  list: ["role", "stage", "status", "query", "limit"],
-  claim: ["as", "agent"],
-  packet: ["output"],
-  submit: ["as", "agent", "evidence", "handoff"],
-  escalate: ["as", "agent", "issue", "handoff", "resolver", "definition"],
-  reassign: ["as", "agent", "owner"],
-  "release-external": ["as"],
-  unlock: ["reason"],
-};
-const COMMON_OPTIONS = new Set(["repo", "json", "format", "help"]);
-
-function checkOptions(command: string, values: Record<string, unknown>): void {
-  const allowed = COMMAND_OPTIONS[command];
-  if (!allowed) throw new UsageError(`unknown command "${command}"`);
-  for (const [option, value] of Object.entries(values)) {
-    if (value === undefined || COMMON_OPTIONS.has(option) || allowed.includes(option)) continue;
-    throw new UsageError(`--${option} does not apply to \`${command}\``);
-  }
-}
-
-async function readPrFile(path: string): Promise<PrInput> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PrFileError(
-      `cannot read ${path}${code ? ` (${code})` : ""}`,
-      "Pass --pr with the path of a JSON file describing the pull request.",
-    );
-  }
-  const { parsePrFile } = await import("./pr-file.js");
-  return parsePrFile(text, path);
-}
-
-async function printReport(io: CliIo, report: Report, json: boolean, title: string): Promise<number> {
-  if (json) printJson(io, toJson(report));
-  else io.stdout((await import("./format.js")).formatReport(report, title));
-  switch (report.conclusion) {
-    case "failure":
-      return EXIT.failure;
-    case "action_required":
-      return EXIT.actionRequired;
-    default:
-      return EXIT.ok;
-  }
-}
-
-/** The JSON contract of the CLI: exactly these keys. */
-function toJson(report: Report) {
-  return {
-    conclusion: report.conclusion,
-    violations: report.violations,
-    pending: report.pending,
-    transitions: report.transitions,
-    records: report.records.map(({ task, from, to, by, kind }) => ({ task, from, to, by, kind })),
-  };
-}
-
-function printStale(io: CliIo, json: boolean, result: RenderResult): number {
-  const outdated = [...result.stale, ...result.extra];
-  if (json) printJson(io, { stale: result.stale, extra: result.extra });
-  else if (outdated.length === 0)
-    io.stdout(`taskgate render: ${result.files.size} file(s) under ${result.root}/ are up to date\n`);
-  else {
-    for (const path of result.stale) io.stdout(`${path}: matrix-stale: out of date\n`);
-    for (const path of result.extra) io.stdout(`${path}: matrix-stale: belongs to no task any more\n`);
-    io.stdout(`${outdated.length} rendered file(s) are stale; run \`taskgate render\` and commit the result\n`);
-  }
-  return outdated.length > 0 ? EXIT.failure : EXIT.ok;
-}
-
-async function writeRendered(io: CliIo, json: boolean, tree: WorkTree, result: RenderResult): Promise<number> {
-  for (const path of result.stale) await tree.writeAtomic(path, result.files.get(path)!);
-  for (const path of result.extra) await tree.remove(path);
-  if (json) printJson(io, { written: result.stale, removed: result.extra });
-  else {
-    io.stdout(
-      `taskgate render: wrote ${result.stale.length} and removed ${result.extra.length} file(s) under ${result.root}/ ` +
-        `(${result.files.size - result.stale.length} already up to date)\n`,
-    );
-  }
-  return EXIT.ok;
-}
-
-function printJson(io: CliIo, value: unknown): void {
-  jsonWriters.get(io)!(value);
-}
-
 function fail(io: CliIo, json: boolean, message: string, hint: string): number {
-  if (json) printJson(io, { error: { message, hint } });
-  else io.stderr(`taskgate: ${message}\n  hint: ${hint}\n`);
-  return EXIT.usage;
+  return printFailure({ io, json, printJson: (value) => jsonWriters.get(io)!(value) }, message, hint);
 }
 
 async function handleError(io: CliIo, json: boolean, error: unknown): Promise<number> {
   // Only a command that loaded the service can have thrown its ConfigError: the import is free then.
   if (error instanceof Error && error.name === "ConfigError") {
-    const [{ ConfigError }, { configReport }, { formatReport }] = await Promise.all([
-      import("./use-cases.js"),
+    const [{ ConfigError, configReport }, { formatReport, reportJson }] = await Promise.all([
       import("./use-cases.js"),
       import("./format.js"),
     ]);
     if (error instanceof ConfigError) {
       const report = configReport(error.issues, error.path);
-      if (json) printJson(io, toJson(report));
+      if (json) jsonWriters.get(io)!(reportJson(report));
       else io.stderr(formatReport(report, `configuration ${error.path}`));
       return EXIT.usage;
     }

@@ -10,5 +10,6 @@ export {
   checkPullRequest,
   configReport,
   explainTask,
+  redactDeep,
   renderStatus,
 } from "../core/index.js";

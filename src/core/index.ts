@@ -71,3 +71,16 @@ export { isLogin } from "./board/owners.js";
 export { configOf, judgePullRequest, linkCoAuthors, type Judgement, type Loaded } from "./service.js";
 export type { People, PeopleRequest } from "./kernel/port.js";
 export { staleness } from "./kernel/stale.js";
+export {
+  BINARY_CONTENT,
+  BINARY_SNIFF_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  MODE_FILE,
+  MODE_SUBMODULE,
+  MODE_SYMLINK,
+  bytesLookBinary,
+  classifyFile,
+  textLooksBinary,
+  type FileFacts,
+} from "./kernel/files.js";
+export { LOCAL_FILES } from "./kernel/paths.js";

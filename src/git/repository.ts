@@ -20,6 +20,12 @@ import { StringDecoder } from "node:string_decoder";
 import { join, resolve as resolvePath } from "node:path";
 
 import {
+  BINARY_CONTENT as BINARY,
+  BINARY_SNIFF_BYTES,
+  DEFAULT_MAX_FILE_BYTES,
+  MODE_SUBMODULE,
+  bytesLookBinary,
+  classifyFile,
   folderOf,
   limitFor,
   parseIdentity,
@@ -33,13 +39,7 @@ import {
 import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/index.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
-export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
-
-/** git looks at this many leading bytes for a NUL to decide a blob is binary; so do we. */
-const BINARY_SNIFF_BYTES = 8000;
-
-const MODE_SYMLINK = "120000";
-const MODE_SUBMODULE = "160000";
+export { DEFAULT_MAX_FILE_BYTES };
 /** The mode git reports for the missing side of an added or deleted file. */
 export const MODE_ABSENT = "000000";
 
@@ -106,13 +106,13 @@ export interface GitCommit extends PrCommit {
   readonly files: readonly string[];
 }
 
-interface GitResult {
+export interface GitResult {
   readonly code: number;
   readonly stdout: Buffer;
   readonly stderr: string;
 }
 
-interface RunOptions {
+export interface RunOptions {
   /** Written to git's stdin, which is then closed. */
   readonly input?: string;
   /** Exit codes that are not failures. Default: only 0. */
@@ -121,6 +121,8 @@ interface RunOptions {
   readonly refs?: readonly string[];
   /** Takes git's output as it arrives; the result's `stdout` is then empty. */
   readonly onStdout?: (chunk: Buffer) => void;
+  /** Variables added to git's environment (which is otherwise this process's). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export class GitRepository implements TaskRepository {
@@ -181,13 +183,27 @@ export class GitRepository implements TaskRepository {
     return result.stdout.toString("utf8").replace(/\n$/, "");
   }
 
-  /** A git configuration value (`git config --get key`), or `undefined` when it is not set. */
-  async configValue(key: string): Promise<string | undefined> {
-    if (!/^[A-Za-z][A-Za-z0-9-]*(\.[^\s=]+)+$/.test(key))
-      throw new RepositoryError(`"${key}" is not a git config key`, GIT_HINT);
-    const result = await this.git(["config", "--get", key], { okCodes: [0, 1] });
-    const value = result.stdout.toString("utf8").trim();
-    return result.code === 0 && value ? value : undefined;
+  /**
+   * Values of git's configuration for these keys (the last value of a key wins; a key not set, or
+   * set to nothing, is absent), read by one process.
+   */
+  async configValues(keys: readonly string[]): Promise<Map<string, string>> {
+    for (const key of keys) {
+      if (!/^[A-Za-z][A-Za-z0-9-]*(\.[^\s=]+)+$/.test(key)) {
+        throw new RepositoryError(`"${key}" is not a git config key`, GIT_HINT);
+      }
+    }
+    const pattern = `^(${keys.map((key) => key.replace(/[.\\^$|?*+()[\]{}]/g, "\\$&")).join("|")})$`;
+    // `-z` prints "key\nvalue\0" per entry; exit code 1: none is set.
+    const result = await this.git(["config", "-z", "--get-regexp", pattern], { okCodes: [0, 1] });
+    const values = new Map<string, string>();
+    if (result.code !== 0) return values;
+    for (const entry of result.stdout.toString("utf8").split("\0")) {
+      const newline = entry.indexOf("\n");
+      if (newline > 0) values.set(entry.slice(0, newline), entry.slice(newline + 1).trim());
+    }
+    for (const [key, value] of values) if (value === "") values.delete(key);
+    return values;
   }
 
   /** Which of these work-tree paths git tracks (in the index). */
@@ -434,12 +450,16 @@ export class GitRepository implements TaskRepository {
     return contents;
   }
 
-  /** Runs git in this repository; a failure (exit code not in `okCodes`) throws. */
-  private async git(args: readonly string[], options: RunOptions = {}): Promise<GitResult> {
+  /**
+   * Runs git in this repository; a failure (exit code not in `okCodes`) throws. For the git
+   * adapter's own modules (`hooks.ts`): nothing outside `src/git/` runs git.
+   */
+  async git(args: readonly string[], options: RunOptions = {}): Promise<GitResult> {
     const result = await runGit(this.dir, args, {
       onSpawn: this.onSpawn,
       input: options.input,
       onStdout: options.onStdout,
+      env: options.env,
     });
     if ((options.okCodes ?? [0]).includes(result.code)) return result;
     const missing = unknownRef(result.stderr, options.refs ?? []);
@@ -471,12 +491,13 @@ async function runGit(
     onSpawn: ((args: readonly string[]) => void) | undefined;
     input?: string;
     onStdout?: ((chunk: Buffer) => void) | undefined;
+    env?: Readonly<Record<string, string>> | undefined;
   },
 ): Promise<GitResult> {
   const output = await openOutputFile();
   try {
     options.onSpawn?.(args);
-    const { code, stderr } = await spawnGit(cwd, args, output.handle.fd, options.input);
+    const { code, stderr } = await spawnGit(cwd, args, output.handle.fd, options.input, options.env);
     // git moved the file's shared offset to its end: read by position.
     const { size } = await output.handle.stat();
     if (options.onStdout === undefined) {
@@ -504,6 +525,7 @@ function spawnGit(
   args: readonly string[],
   stdoutFd: number,
   input: string | undefined,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("git", [...GLOBAL_ARGS, ...args], {
@@ -512,6 +534,7 @@ function spawnGit(
         ...process.env,
         GIT_TERMINAL_PROMPT: "0", // never wait for credentials (e.g. a lazy fetch in a partial clone)
         LC_ALL: "C", // English messages, which `unknownRef` recognises
+        ...env,
       },
       stdio: ["pipe", stdoutFd, "pipe"],
       windowsHide: true,
@@ -672,11 +695,11 @@ function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
 }
 
 /** What a blob holds, decoded once: its text, or `BINARY`. */
-export const BINARY = Symbol("binary");
+export { BINARY };
 export type Content = string | typeof BINARY;
 
 function decode(buffer: Buffer, start: number, end: number): Content {
-  if (buffer.subarray(start, Math.min(end, start + BINARY_SNIFF_BYTES)).includes(0)) return BINARY;
+  if (bytesLookBinary(buffer.subarray(start, end))) return BINARY;
   return buffer.toString("utf8", start, end);
 }
 
@@ -772,20 +795,10 @@ function objectHeader(line: string): [string, number] {
   return [sha, size];
 }
 
+/** An entry of a tree with what was read of it (nothing above the size limit), as the core classifies it. */
 function classify(entry: TreeEntry, content: Content | undefined, maxFileBytes: number): FileEntry {
-  const { path, size, sha: oid } = entry;
-  if (entry.mode === MODE_SUBMODULE || entry.type === "commit") {
-    return { path, kind: "submodule", size: 0, oid };
-  }
-  if (entry.mode === MODE_SYMLINK) {
-    // A link target larger than maxFileBytes is absurd; report the link without reading it.
-    return content === undefined || content === BINARY
-      ? { path, kind: "symlink", size, oid }
-      : { path, kind: "symlink", size, target: content, oid };
-  }
-  if (size > maxFileBytes || content === undefined) return { path, kind: "oversized", size, oid };
-  if (content === BINARY) return { path, kind: "binary", size, oid };
-  return { path, kind: "file", size, text: content, oid };
+  const mode = entry.type === "commit" ? MODE_SUBMODULE : entry.mode;
+  return classifyFile({ path: entry.path, mode, size: entry.size, oid: entry.sha, content }, maxFileBytes);
 }
 
 // ---------------------------------------------------------------------------------------------

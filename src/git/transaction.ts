@@ -24,20 +24,25 @@
  * checks and the writes is not caught. Contents are text; a before-image that is not UTF-8 is kept in
  * the journal as base64, so undoing a change restores it byte for byte.
  */
-import { appendFile, lstat, mkdir, open, readFile, rename, rm, rmdir, stat } from "node:fs/promises";
+import { appendFile, lstat, mkdir, open, readFile, rm, rmdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { RepositoryError } from "../core/index.js";
+import {
+  JOURNAL_FILE,
+  LOCAL_FILES,
+  LOCK_FILE,
+  TEMP_SUFFIX,
+  UNLOCK_LOG,
+  temporaryOf,
+  writeAtomic,
+} from "./local-files.js";
 import { linkedFolder } from "./worktree.js";
 
-export const LOCK_FILE = ".taskgate.lock";
-export const JOURNAL_FILE = ".taskgate.journal.json";
-export const UNLOCK_LOG = ".taskgate.unlock.log";
-/** Ends the name of the temporary file written beside a file before it is renamed over it. */
-const TEMP_SUFFIX = ".taskgate.tmp";
+export { JOURNAL_FILE, LOCK_FILE, UNLOCK_LOG } from "./local-files.js";
 /** The journal while it is being written: found after a crash, it means nothing was applied. */
-const JOURNAL_TEMP = `${JOURNAL_FILE}${TEMP_SUFFIX}`;
-const RESERVED = new Set([LOCK_FILE, JOURNAL_FILE, UNLOCK_LOG]);
+const JOURNAL_TEMP = temporaryOf(JOURNAL_FILE);
+const RESERVED = new Set(LOCAL_FILES);
 
 export interface FileChange {
   readonly path: string;
@@ -290,7 +295,7 @@ async function prepare(root: string, changes: readonly FileChange[]): Promise<En
 
 /** Writes the journal, applies it, removes it; when applying fails, restores the before-images and rethrows. */
 async function commit(root: string, journal: Journal): Promise<void> {
-  await writeAtomic(join(root, JOURNAL_FILE), `${JSON.stringify(journal, null, 2)}\n`);
+  await replaceFile(join(root, JOURNAL_FILE), `${JSON.stringify(journal, null, 2)}\n`);
   let attempted = 0;
   try {
     await syncFolder(root);
@@ -330,7 +335,7 @@ async function complete(root: string): Promise<Recovery> {
       await current(root, entry.path);
     }
     for (const entry of journal.files) {
-      await rm(join(root, entry.path) + TEMP_SUFFIX, { force: true }).catch(absentAs(undefined));
+      await rm(temporaryOf(join(root, entry.path)), { force: true }).catch(absentAs(undefined));
       await put(root, entry.path, entry.after);
     }
     await syncFolders(root, journal.files);
@@ -453,30 +458,13 @@ function image(bytes: Buffer | undefined): Image {
 async function put(root: string, path: string, content: Image): Promise<void> {
   if (content === null) await removeFile(root, path);
   else
-    await writeAtomic(join(root, path), typeof content === "string" ? content : Buffer.from(content.base64, "base64"));
+    await replaceFile(join(root, path), typeof content === "string" ? content : Buffer.from(content.base64, "base64"));
 }
 
-/** Temporary file beside the target, fsync, rename over the target (keeping its permissions). */
-async function writeAtomic(full: string, data: string | Buffer): Promise<void> {
+/** Writes a file atomically (`writeAtomic`), creating its folders. */
+async function replaceFile(full: string, data: string | Buffer): Promise<void> {
   await mkdir(dirname(full), { recursive: true });
-  const mode = (await stat(full).catch(absentAs(undefined)))?.mode;
-  const temporary = full + TEMP_SUFFIX;
-  // A leftover (or planted) temporary file is removed, then the new one created exclusively: never followed.
-  await rm(temporary, { force: true });
-  try {
-    const handle = await open(temporary, "wx");
-    try {
-      if (mode !== undefined) await handle.chmod(mode & 0o7777);
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, full);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeAtomic(full, data);
 }
 
 /** Deletes a file, then the folders it leaves empty. */

@@ -3,12 +3,18 @@
  * which renders what is on disk, and writes rendered files atomically. Symlinks are reported, never
  * followed; files above the size limit are not read.
  */
-import { lstat, mkdir, readFile, readdir, readlink, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, readdir, readlink, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { limitFor, type ReadLimits, RepositoryError, type SnapshotScope } from "../core/index.js";
-import type { FileEntry, Snapshot } from "../core/index.js";
-
-const DEFAULT_LIMIT = 1048576;
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  MODE_FILE,
+  MODE_SYMLINK,
+  RepositoryError,
+  classifyFile,
+  limitFor,
+} from "../core/index.js";
+import type { FileEntry, ReadLimits, Snapshot, SnapshotScope } from "../core/index.js";
+import { writeAtomic } from "./local-files.js";
 
 export class WorkTree {
   constructor(readonly root: string) {}
@@ -18,7 +24,7 @@ export class WorkTree {
     const paths = scope ? [...scope.paths] : [];
     for (const prefix of scope ? scope.prefixes : [""]) paths.push(...(await this.walk(prefix.replace(/\/+$/, ""))));
     for (const path of new Set(paths)) {
-      const entry = await this.entry(path, limitFor(path, limits, DEFAULT_LIMIT));
+      const entry = await this.entry(path, limitFor(path, limits, DEFAULT_MAX_FILE_BYTES));
       if (entry) files.set(path, entry);
     }
     return { rev: "work tree", files };
@@ -50,28 +56,21 @@ export class WorkTree {
     if (!info) return undefined;
     if (info.isSymbolicLink()) {
       const target = await readlink(full).catch(() => "");
-      return { path, kind: "symlink", size: target.length, target };
+      return classifyFile({ path, mode: MODE_SYMLINK, size: target.length, content: target }, max);
     }
     if (!info.isFile()) return undefined;
-    if (info.size > max) return { path, kind: "oversized", size: info.size };
+    // Above the limit a file is classified from its size alone, never read.
+    if (info.size > max) return classifyFile({ path, mode: MODE_FILE, size: info.size }, max);
     const content = await readFile(full);
-    if (content.subarray(0, 8000).includes(0)) return { path, kind: "binary", size: content.length };
-    return { path, kind: "file", size: content.length, text: content.toString("utf8") };
+    return classifyFile({ path, mode: MODE_FILE, size: content.length, content }, max);
   }
 
-  /** Writes a file atomically: a temporary file beside it, then a rename. */
+  /** Writes a file atomically (`writeAtomic`), creating its folders, never through a symlinked folder. */
   async writeAtomic(path: string, content: string): Promise<void> {
     const full = join(this.root, path);
     await this.refuseLinkedFolders(path);
     await mkdir(dirname(full), { recursive: true });
-    const temporary = `${full}.taskgate-${process.pid}.tmp`;
-    try {
-      await writeFile(temporary, content);
-      await rename(temporary, full);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
+    await writeAtomic(full, content);
   }
 
   async remove(path: string): Promise<void> {
