@@ -83,4 +83,4 @@ export {
   textLooksBinary,
   type FileFacts,
 } from "./kernel/files.js";
-export { LOCAL_FILES } from "./kernel/paths.js";
+export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/paths.js";

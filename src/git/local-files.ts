@@ -1,23 +1,16 @@
 /**
- * The files taskgate keeps in a checkout besides the task store, by name, and the one way it replaces
- * a file: the lock, the journal, the unlock log and the temporary files of atomic writes are named
- * here and nowhere else.
+ * The files taskgate keeps in a checkout besides the task store, and the one way it replaces a file.
+ * The lock, the journal and the unlock log are named once, in the core (`LOCAL_FILES`: no task may
+ * edit them); the temporary files of atomic writes and the hook's backup are named here.
  */
 import { open, rename, rm, stat } from "node:fs/promises";
+import { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "../core/index.js";
 
-/** Held by a writing command (pid, host, time, command) while it reads, judges and writes. */
-export const LOCK_FILE = ".taskgate.lock";
-/** The write-ahead journal of a change to several files: every file's content before and after. */
-export const JOURNAL_FILE = ".taskgate.journal.json";
-/** Why a stale lock was removed (`taskgate unlock --reason`). */
-export const UNLOCK_LOG = ".taskgate.unlock.log";
+export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG };
 /** Ends the name of the temporary file written beside a file before it is renamed over it. */
 export const TEMP_SUFFIX = ".taskgate.tmp";
 /** Ends the name under which `hook install --force` keeps the hook it replaced. */
 export const HOOK_BACKUP_SUFFIX = ".taskgate-backup";
-
-/** The files at the root of a checkout that belong to taskgate alone: never part of a change, never committed. */
-export const LOCAL_FILES: readonly string[] = [LOCK_FILE, JOURNAL_FILE, UNLOCK_LOG];
 
 /** The lines of `.git/info/exclude` that keep the local files (and leftover temporary files) out of git. */
 export const EXCLUDE_LINES: readonly string[] = [...LOCAL_FILES.map((name) => `/${name}`), `*${TEMP_SUFFIX}`];

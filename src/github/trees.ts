@@ -8,12 +8,17 @@
  * comparison per file; `GitHubRepository` lists what a read needs before it runs.
  */
 import { createHash } from "node:crypto";
-import { limitFor, type ReadLimits, type SnapshotScope } from "../core/index.js";
+import {
+  BINARY_CONTENT,
+  MODE_SUBMODULE,
+  MODE_SYMLINK,
+  classifyFile,
+  limitFor,
+  type ReadLimits,
+  type SnapshotScope,
+} from "../core/index.js";
 import type { ChangedFile, FileEntry, Snapshot } from "../core/index.js";
 import type { BlobData, FolderEntry, TreeListing } from "./api.js";
-
-const MODE_SYMLINK = "120000";
-const MODE_SUBMODULE = "160000";
 
 /** Folders listed so far, by object id: a folder two commits share is listed once. */
 export type Folders = Map<string, readonly FolderEntry[]>;
@@ -162,17 +167,16 @@ export function hasFile(tree: Tree, path: string): boolean {
 }
 
 function classify(path: string, entry: FolderEntry, blob: BlobData | undefined, limit: number): FileEntry {
+  const mode = entry.type === "commit" ? MODE_SUBMODULE : entry.mode;
   const size = entry.size ?? blob?.byteSize ?? 0;
-  const oid = entry.oid;
-  if (entry.mode === MODE_SUBMODULE || entry.type === "commit") return { path, kind: "submodule", size: 0, oid };
-  if (entry.mode === MODE_SYMLINK) {
-    return blob?.text != null
-      ? { path, kind: "symlink", size, target: blob.text, oid }
-      : { path, kind: "symlink", size, oid };
-  }
-  if (size > limit || !blob || blob.isTruncated) return { path, kind: "oversized", size, oid };
-  if (blob.isBinary !== false || blob.text === null) return { path, kind: "binary", size, oid };
-  return { path, kind: "file", size, text: blob.text, oid };
+  return classifyFile({ path, mode, size, oid: entry.oid, content: contentOf(mode, blob) }, limit);
+}
+
+/** What GitHub gave of a blob, as the classifier takes it: a symlink's target, the text, or binary. */
+function contentOf(mode: string, blob: BlobData | undefined): string | typeof BINARY_CONTENT | undefined {
+  if (mode === MODE_SYMLINK) return blob?.text ?? undefined;
+  if (!blob || blob.isTruncated) return undefined;
+  return blob.isBinary !== false || blob.text === null ? BINARY_CONTENT : blob.text;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
  * request's author. What the check would refuse, the command refuses, with the same codes and hints.
  */
 import { readLimits, type Config } from "./config.js";
+import { DEFAULT_MAX_FILE_BYTES, MODE_FILE, classifyFile } from "./files.js";
 import type { WorkflowModel } from "./model.js";
 import { limitFor, type ReadLimits } from "./port.js";
 import { buildReport } from "./report.js";
@@ -39,7 +40,11 @@ export function applyChanges(snapshot: Snapshot, changes: readonly FileChange[],
   const files = new Map(snapshot.files);
   for (const change of changes) {
     if (change.content === null) files.delete(change.path);
-    else files.set(change.path, entryOf(change.path, change.content, limitFor(change.path, limits, DEFAULT_LIMIT)));
+    else
+      files.set(
+        change.path,
+        entryOf(change.path, change.content, limitFor(change.path, limits, DEFAULT_MAX_FILE_BYTES)),
+      );
   }
   return { rev: "work tree, changed", files };
 }
@@ -84,11 +89,6 @@ export function judgeChange(
 }
 
 /** The size limit readers apply when a config sets none. */
-const DEFAULT_LIMIT = 1024 * 1024;
-
 function entryOf(path: string, text: string, limit: number): FileEntry {
-  const size = new TextEncoder().encode(text).length;
-  if (size > limit) return { path, kind: "oversized", size };
-  if (text.slice(0, 8000).includes("\0")) return { path, kind: "binary", size };
-  return { path, kind: "file", size, text };
+  return classifyFile({ path, mode: MODE_FILE, size: new TextEncoder().encode(text).length, content: text }, limit);
 }

@@ -2,6 +2,7 @@
  * `.github/taskgate.yml`: the zod schema (the single source of the config's types and of the JSON
  * Schema for editors) and a parser whose every error names the key path and the line.
  */
+import { DEFAULT_MAX_FILE_BYTES } from "./files.js";
 import * as z from "zod";
 import { LineCounter, isNode, parseDocument, type Document } from "yaml";
 import { MAX_NESTING, nestingMessage } from "./json.js";
@@ -153,7 +154,7 @@ export const ConfigSchema = z
       .describe("Extra globs of framework files, never editable from a task PR."),
     limits: z
       .strictObject({
-        max_file_bytes: z.number().int().min(1).default(1048576).describe("Larger files are not read."),
+        max_file_bytes: z.number().int().min(1).default(DEFAULT_MAX_FILE_BYTES).describe("Larger files are not read."),
         max_ledger_bytes: z
           .number()
           .int()
@@ -161,7 +162,7 @@ export const ConfigSchema = z
           .default(67108864)
           .describe("The limit for a board's definitions and ledger, which hold every task."),
       })
-      .default({ max_file_bytes: 1048576, max_ledger_bytes: 67108864 }),
+      .default({ max_file_bytes: DEFAULT_MAX_FILE_BYTES, max_ledger_bytes: 67108864 }),
     workflow: WorkflowOverride.optional(),
     board: BoardOptions.default(BOARD_DEFAULTS),
   })

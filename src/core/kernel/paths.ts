@@ -52,8 +52,15 @@ export function globIndex<K>(lists: ReadonlyMap<K, readonly string[]>): (path: s
   };
 }
 
+/** Held by a writing command (pid, host, time, command) while it reads, judges and writes. */
+export const LOCK_FILE = ".taskgate.lock";
+/** The write-ahead journal of a change to several files: every file's content before and after. */
+export const JOURNAL_FILE = ".taskgate.journal.json";
+/** Why a stale lock was removed (`taskgate unlock --reason`). */
+export const UNLOCK_LOG = ".taskgate.unlock.log";
+
 /** The CLI's lock, journal and unlock log: local files, never committed. */
-export const LOCAL_FILES: readonly string[] = [".taskgate.lock", ".taskgate.journal.json", ".taskgate.unlock.log"];
+export const LOCAL_FILES: readonly string[] = [LOCK_FILE, JOURNAL_FILE, UNLOCK_LOG];
 
 /**
  * Files no task may edit: `.github/**`, the config, the config's `framework_paths`, and the CLI's
