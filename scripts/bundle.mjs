@@ -15,6 +15,7 @@
 import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { coreBarrel } from "./core-barrel.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const common = {
@@ -33,6 +34,7 @@ const rest = await build({
   entryPoints: [join(ROOT, "src/action/main.ts")],
   format: "cjs",
   write: false,
+  plugins: [coreBarrel(ROOT)],
 });
 const source = rest.outputFiles[0].text;
 
@@ -89,5 +91,6 @@ await build({
   format: "esm",
   // Imported only when a host (GitHub's local-action) calls the exported run(): its @actions/core.
   external: ["@actions/core"],
-  plugins: [deferred, builtins],
+  // The entry imports the core's barrel for one constant: the barrel plugin keeps it to that module.
+  plugins: [deferred, builtins, coreBarrel(ROOT)],
 });

@@ -5,7 +5,6 @@
  */
 export { audit, buildReport, createModel, evaluate, neutralReport, writeRecords } from "./evaluate.js";
 export {
-  CONFIG_PATH,
   ConfigSchema,
   defaultConfig,
   parseConfig,
@@ -14,6 +13,7 @@ export {
   type ConfigIssue,
   type ConfigResult,
 } from "./kernel/config.js";
+export { CONFIG_PATH } from "./kernel/config-path.js";
 export {
   ConfigError,
   MAX_REVISIONS,
@@ -50,7 +50,7 @@ export { principalMatcher } from "./kernel/approval.js";
 export { renderRootOf } from "./kernel/paths.js";
 export { fingerprint, mermaidLabel, table } from "./kernel/markdown.js";
 export { AuthoringRefusal, type Authored, type FileChange } from "./kernel/change.js";
-export { followUpChanges } from "./followups.js";
+export { followUpFiles, recordChanges, statusIndexPath, type FileChanges, type FollowUpFiles } from "./followups.js";
 export type { RenderResult } from "./service.js";
 export { canEdit, moveTask, newTask, taskScope, upgradeTasks, type PhasesContext } from "./phases/authoring.js";
 export {
@@ -83,4 +83,4 @@ export {
   textLooksBinary,
   type FileFacts,
 } from "./kernel/files.js";
-export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/paths.js";
+export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";

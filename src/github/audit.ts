@@ -23,6 +23,7 @@ import {
   botLogins,
   buildReport,
   checkPullRequest,
+  followUpFiles,
   isBotCommit,
   loadConfig,
   neutralReport,
@@ -41,7 +42,6 @@ import type { CommitLandings, GitHubApi, Landing } from "./api.js";
 import type { Logger } from "./flow.js";
 import type { Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
-import { followUpFiles } from "./status-files.js";
 import { checkName } from "./summary.js";
 import { trackIssue } from "./tracking-issue.js";
 import type { WriteResult } from "./writes.js";

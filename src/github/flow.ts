@@ -3,13 +3,12 @@
  * atomic commit of the app, on a branch of this repository, only if the branch did not move), judge
  * the new head, then report: the check run and the sticky comment. Shared by the app and the Action.
  */
-import { botLogins, readLimits, type Report, type Snapshot } from "../core/index.js";
+import { botLogins, readLimits, recordChanges, statusIndexPath, type Report, type Snapshot } from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { GitHubError } from "./errors.js";
 import type { Self } from "./identity.js";
 import { evaluatePullRequest, type Evaluation } from "./pull-request.js";
 import { TruncatedTreeError } from "./repository.js";
-import { recordChanges, statusIndexPath } from "./status-files.js";
 import { checkName, checkOutput, commentBody, type CheckOutput, type Withheld } from "./summary.js";
 import { blobsToRead, hasFile, snapshotOf } from "./trees.js";
 import {

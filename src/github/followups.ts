@@ -7,13 +7,20 @@
  * branch is moved only while every commit on it is taskgate's, and only taskgate's own pull request
  * from it is updated: a person's work there is never thrown away, nor their pull request taken over.
  */
-import { CONFIG_PATH, isBotCommit, loadConfig, readLimits, type Config, type TaskRepository } from "../core/index.js";
+import {
+  CONFIG_PATH,
+  followUpFiles,
+  isBotCommit,
+  loadConfig,
+  readLimits,
+  type Config,
+  type TaskRepository,
+} from "../core/index.js";
 import type { GitHubApi } from "./api.js";
 import { GitHubError } from "./errors.js";
 import type { Logger } from "./flow.js";
 import { writtenBy, type Self } from "./identity.js";
 import { GitHubRepository, prCommitsOf } from "./repository.js";
-import { followUpFiles } from "./status-files.js";
 import { commitFiles, CommitRefused } from "./writes.js";
 
 export const SYNC_BRANCH = "taskgate/follow-ups";

@@ -1,4 +1,5 @@
 /** Path helpers shared by the models: glob matching and framework-file classification. */
+import { LOCAL_FILES } from "./local-files.js";
 import picomatch from "picomatch";
 import { CONFIG_PATH, type Config } from "./config.js";
 
@@ -51,16 +52,6 @@ export function globIndex<K>(lists: ReadonlyMap<K, readonly string[]>): (path: s
     return [...found];
   };
 }
-
-/** Held by a writing command (pid, host, time, command) while it reads, judges and writes. */
-export const LOCK_FILE = ".taskgate.lock";
-/** The write-ahead journal of a change to several files: every file's content before and after. */
-export const JOURNAL_FILE = ".taskgate.journal.json";
-/** Why a stale lock was removed (`taskgate unlock --reason`). */
-export const UNLOCK_LOG = ".taskgate.unlock.log";
-
-/** The CLI's lock, journal and unlock log: local files, never committed. */
-export const LOCAL_FILES: readonly string[] = [LOCK_FILE, JOURNAL_FILE, UNLOCK_LOG];
 
 /**
  * Files no task may edit: `.github/**`, the config, the config's `framework_paths`, and the CLI's
