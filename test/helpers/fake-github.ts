@@ -118,6 +118,15 @@ export interface FakeOptions {
   readonly fork?: boolean;
 }
 
+/** A full object id. */
+const OID = /^[0-9a-f]{40}$/;
+/** git commands that only read. */
+const READS = new Set(["rev-parse", "log", "ls-tree", "merge-base", "diff", "rev-list", "show", "cat-file"]);
+/** An argument that names objects by id only (or is an option): its answer never changes. */
+function byIdOnly(arg: string): boolean {
+  return arg.startsWith("-") || /^[0-9a-f]{40}(?:(?:\^\{\w*\}|[~^]\d*)*(?::[^\0]*)?|\.\.\.?[0-9a-f]{40})$/.test(arg);
+}
+
 export class FakeGitHub {
   readonly owner: string;
   readonly name: string;
@@ -318,9 +327,26 @@ export class FakeGitHub {
     return this.requests.filter((request) => !request.path.includes("/access_tokens"));
   }
 
+  /**
+   * Runs git in the fake's repository. A read of objects named by id alone (`log -1 <oid>`,
+   * `rev-parse <oid>:path`) always gives the same answer, so it is run once and remembered: the
+   * tests' requests repeat such reads many times, and each is a process.
+   */
   git(...args: string[]): string {
-    return this.repo.git(...args);
+    if (!READS.has(args[0]!) || !args.slice(1).every(byIdOnly)) return this.repo.git(...args);
+    const key = args.join("\0");
+    let out = this.reads.get(key);
+    if (out === undefined) {
+      out = this.repo.git(...args);
+      this.reads.set(key, out);
+    }
+    return out;
   }
+
+  /** Answers of reads by object id (see `git`). */
+  private readonly reads = new Map<string, string>();
+  /** Objects read by id, by `objects` (see `git`). */
+  private readonly objectCache = new Map<string, { oid: string; type: string; data: Buffer }>();
 
   sha(ref: string): string {
     return this.git("rev-parse", ref);
@@ -799,6 +825,18 @@ export class FakeGitHub {
    */
   private objects(names: readonly string[]): ({ oid: string; type: string; data: Buffer } | null)[] {
     if (names.length === 0) return [];
+    if (names.every((name) => OID.test(name) && this.objectCache.has(name))) {
+      return names.map((name) => this.objectCache.get(name)!);
+    }
+    const read = this.readObjects(names);
+    names.forEach((name, index) => {
+      const object = read[index];
+      if (object && OID.test(name)) this.objectCache.set(name, object);
+    });
+    return read;
+  }
+
+  private readObjects(names: readonly string[]): ({ oid: string; type: string; data: Buffer } | null)[] {
     const out = execFileSync("git", ["cat-file", "--batch"], {
       cwd: this.repo.dir,
       input: `${names.map((name) => name.replace(/\s/g, "")).join("\n")}\n`,
