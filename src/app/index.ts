@@ -55,7 +55,10 @@ async function run(
   const api = await apiOf(context);
   const { owner, repo } = context.repo();
   for (const number of [...new Set(numbers)]) {
-    const options = pagesUrl && { as: "check" as const, targetUrl: `${pagesUrl}/taskgate/${owner}/${repo}/pull/${number}` };
+    const options = pagesUrl && {
+      as: "check" as const,
+      targetUrl: `${pagesUrl}/taskgate/${owner}/${repo}/pull/${number}`,
+    };
     const outcome = await checkPullRequest(api, number, trigger, context.log, options || undefined);
     if (outcome.evaluated) {
       context.log.info(
@@ -110,13 +113,17 @@ function onPullRequests(probot: Probot, pagesUrl: PagesUrl): void {
 
 /** A check asked for again, a push to the default branch, an audit on demand. */
 function onRepositoryEvents(probot: Probot, pagesUrl: PagesUrl): void {
-
   probot.on(
     "check_run.rerequested",
     guarded("check run", async (context: Context<"check_run.rerequested">) => {
       const { check_run: checkRun, repository, sender } = context.payload;
       if (checkRun.app?.id !== (await appIdOf(context))) return;
-      await run(context, ownPullRequests(checkRun.pull_requests, repository), { record: true, sender: sender?.login }, pagesUrl);
+      await run(
+        context,
+        ownPullRequests(checkRun.pull_requests, repository),
+        { record: true, sender: sender?.login },
+        pagesUrl,
+      );
     }),
   );
 
@@ -125,7 +132,12 @@ function onRepositoryEvents(probot: Probot, pagesUrl: PagesUrl): void {
     guarded("check suite", async (context: Context<"check_suite.rerequested">) => {
       const { check_suite: suite, repository, sender } = context.payload;
       if (suite.app?.id !== (await appIdOf(context))) return;
-      await run(context, ownPullRequests(suite.pull_requests, repository), { record: true, sender: sender?.login }, pagesUrl);
+      await run(
+        context,
+        ownPullRequests(suite.pull_requests, repository),
+        { record: true, sender: sender?.login },
+        pagesUrl,
+      );
     }),
   );
 

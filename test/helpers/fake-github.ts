@@ -454,17 +454,20 @@ export class FakeGitHub {
    */
   private installOAuth(): void {
     const web = nock(WEB).persist();
-    web.get("/login/oauth/authorize").query(true).reply((uri) => {
-      const params = new URL(uri, WEB).searchParams;
-      this.record({ method: "GET", path: "/login/oauth/authorize", query: Object.fromEntries(params) }, true);
-      if (params.get("client_id") !== this.oauth.clientId) return [404, "no such app"];
-      const code = `code-${this.nextId++}`;
-      this.codes.set(code, this.oauth.signInAs);
-      const back = new URL(params.get("redirect_uri") ?? "");
-      back.searchParams.set("code", code);
-      back.searchParams.set("state", params.get("state") ?? "");
-      return [302, "", { location: back.href }];
-    });
+    web
+      .get("/login/oauth/authorize")
+      .query(true)
+      .reply((uri) => {
+        const params = new URL(uri, WEB).searchParams;
+        this.record({ method: "GET", path: "/login/oauth/authorize", query: Object.fromEntries(params) }, true);
+        if (params.get("client_id") !== this.oauth.clientId) return [404, "no such app"];
+        const code = `code-${this.nextId++}`;
+        this.codes.set(code, this.oauth.signInAs);
+        const back = new URL(params.get("redirect_uri") ?? "");
+        back.searchParams.set("code", code);
+        back.searchParams.set("state", params.get("state") ?? "");
+        return [302, "", { location: back.href }];
+      });
     web.post("/login/oauth/access_token").reply((_uri, body) => {
       const asked = (typeof body === "string" ? JSON.parse(body) : body) as Record<string, string>;
       this.record({ method: "POST", path: "/login/oauth/access_token", body: asked }, true);

@@ -93,7 +93,11 @@ class Pages {
         return this.logout();
       case "home":
         return this.session(visit.request)
-          ? message(200, "taskgate", "You are signed in. A repository's page is at /taskgate/&lt;owner&gt;/&lt;repo&gt;.")
+          ? message(
+              200,
+              "taskgate",
+              "You are signed in. A repository's page is at /taskgate/&lt;owner&gt;/&lt;repo&gt;.",
+            )
           : this.toLogin(visit);
       case "asset":
         return this.asset(route.asset);
@@ -133,7 +137,10 @@ class Pages {
     const seconds = Math.min(SESSION_SECONDS, token.expiresIn ?? SESSION_SECONDS);
     const session = this.sealer.seal("session", { token: token.token } satisfies Session, seconds);
     const next = safeNext(signIn.next) ?? NO_NEXT;
-    return redirect(`${this.config.url}${next}`, [clearState, setCookie("session", session, seconds, this.config.secure)]);
+    return redirect(`${this.config.url}${next}`, [
+      clearState,
+      setCookie("session", session, seconds, this.config.secure),
+    ]);
   }
 
   private logout(): Reply {
@@ -174,7 +181,9 @@ const OFF: Reply = message(503, "Pages not configured", "This server does not se
  * The request handler of the pages: answers every path under /taskgate/ (true), leaves every other
  * path to the next handler (false).
  */
-export function pagesHandler(deps: PagesDeps): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
+export function pagesHandler(
+  deps: PagesDeps,
+): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   const pages = deps.setup.on ? new Pages(deps.setup.config, deps) : undefined;
   return async (request, response) => {
     const url = request.url ?? "/";
@@ -187,7 +196,12 @@ export function pagesHandler(deps: PagesDeps): (request: IncomingMessage, respon
     } catch (error) {
       const unknown = error instanceof AccessUnknownError;
       deps.log.error(`taskgate: page ${path}: ${(error as Error).message ?? String(error)}`);
-      send(response, unknown ? message(502, "GitHub did not answer", "Try again in a moment.") : message(500, "Error", "The page failed."));
+      send(
+        response,
+        unknown
+          ? message(502, "GitHub did not answer", "Try again in a moment.")
+          : message(500, "Error", "The page failed."),
+      );
     }
     return true;
   };
