@@ -16,6 +16,7 @@ import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
 import { safeNext } from "../../src/app/pages/oauth.js";
 import type { PageInput, PageKind, PageRenderer } from "../../src/app/pages/render.js";
 import { Sealer } from "../../src/app/pages/session.js";
+import { registeredManifest } from "../../src/app/setup.js";
 import { WEB, privateKey, type FakeGitHub } from "../helpers/fake-github.js";
 import { appSandbox, awaitingApproval, example } from "../helpers/probot.js";
 
@@ -339,6 +340,25 @@ describe("who may see a page", () => {
     expect(asked(fake, "/repos/acme/web")).toHaveLength(2);
   });
 
+  it("ends a session GitHub no longer accepts, and shows nothing when GitHub fails", async () => {
+    const fake = awaitingApproval(sandbox.repos);
+    const { url, renderer } = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    fake.failures.push({ method: "GET", match: /^\/repos\/acme\/web$/, status: 502 });
+    const failed = await browser.get(`${url}/taskgate/acme/web`);
+    expect(failed.status).toBe(502);
+    expect(await failed.text()).not.toContain("TASK-DATA");
+    fake.failures.push({ method: "GET", match: /^\/repos\/acme\/web$/, status: 401 });
+    const revoked = await browser.get(`${url}/taskgate/acme/web`);
+    expect(revoked.status).toBe(302);
+    expect(revoked.headers.get("location")).toMatch(/\/taskgate\/login\?next=/);
+    expect(browser.cookies.has("taskgate-session")).toBe(false);
+    // Neither answer was kept: each view asked GitHub.
+    expect(asked(fake, "/repos/acme/web")).toHaveLength(2);
+    expect(renderer.calls).toEqual([]);
+  });
+
   it("refuses path tricks before asking GitHub anything", async () => {
     const fake = awaitingApproval(sandbox.repos);
     const { url } = await serve(fake);
@@ -456,6 +476,17 @@ describe("without the pages' settings", () => {
       apiUrl: "https://github.acme.example/api/v3",
       secure: true,
     });
+  });
+});
+
+describe("the App's registration", () => {
+  it("names the pages' callback as the App's OAuth callback URL", () => {
+    const manifest = (env: NodeJS.ProcessEnv) =>
+      JSON.parse(registeredManifest("{}", "https://setup.example/", env)) as { callback_urls?: string[] };
+    expect(manifest({ TASKGATE_URL: "https://taskgate.example.com/" }).callback_urls).toEqual([
+      "https://taskgate.example.com/taskgate/callback",
+    ]);
+    expect(manifest({}).callback_urls).toEqual(["https://setup.example/taskgate/callback"]);
   });
 });
 

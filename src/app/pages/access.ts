@@ -36,6 +36,7 @@ export class AccessCheck {
     if (kept && kept.until > this.now()) return kept.access;
     const access = await this.ask(token, owner, repo);
     this.answers.delete(key);
+    if (access === "signed-out") return access;
     if (this.answers.size >= CACHE_LIMIT) this.answers.delete(this.answers.keys().next().value!);
     this.answers.set(key, { access, until: this.now() + ACCESS_CACHE_MS });
     return access;
