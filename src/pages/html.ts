@@ -33,9 +33,14 @@ export function link(href: string, label: string): string {
   return `<a ${attr("href", href)}>${text(label)}</a>`;
 }
 
+/** One URL component: redacted first (an encoded secret would slip past the redactor), then encoded. */
+export function component(value: string): string {
+  return encodeURIComponent(redactSecrets(value));
+}
+
 /** A path of URL segments, each encoded on its own. */
 export function segments(...parts: readonly string[]): string {
-  return parts.map((part) => encodeURIComponent(part)).join("/");
+  return parts.map(component).join("/");
 }
 
 /** Where a GitHub repository lives, for links (GitHub Enterprise: its own host). */
@@ -56,12 +61,12 @@ export function githubBase(ref: RepositoryRef): string {
 
 /** A person's profile on GitHub. */
 export function userUrl(host: string | undefined, login: string): string {
-  return `${origin(host)}/${encodeURIComponent(login)}`;
+  return `${origin(host)}/${component(login)}`;
 }
 
 /** The file and line on GitHub at one commit: `…/blob/<sha>/<path>#L<line>`. */
 export function blobUrl(ref: RepositoryRef, sha: string, path: string, line?: number): string {
-  const file = `${githubBase(ref)}/blob/${encodeURIComponent(sha)}/${segments(...path.split("/"))}`;
+  const file = `${githubBase(ref)}/blob/${component(sha)}/${segments(...path.split("/"))}`;
   return line !== undefined && Number.isInteger(line) && line > 0 ? `${file}#L${line}` : file;
 }
 
@@ -69,6 +74,6 @@ export function blobUrl(ref: RepositoryRef, sha: string, path: string, line?: nu
 export function queryString(params: Readonly<Record<string, string | number | undefined>>): string {
   const parts = Object.entries(params)
     .filter(([, value]) => value !== undefined && value !== "")
-    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+    .map(([key, value]) => `${component(key)}=${component(String(value))}`);
   return parts.length > 0 ? `?${parts.join("&")}` : "";
 }

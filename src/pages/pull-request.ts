@@ -5,7 +5,7 @@
  * path through the workflow as a diagram. A pure function of the data a server has read.
  */
 import type { BotRecord, Pending, Report, Transition, Violation } from "../core/index.js";
-import { blobUrl, githubBase, link, segments, text, userUrl, type RepositoryRef } from "./html.js";
+import { blobUrl, component, githubBase, link, segments, text, userUrl, type RepositoryRef } from "./html.js";
 import { dataTable, itemList, layout, section } from "./layout.js";
 import type { ReviewView, WorkflowGraph } from "./data.js";
 import { pathThrough, workflowDiagram } from "./svg.js";
@@ -40,7 +40,7 @@ const CONCLUSION_WORDS: Readonly<Record<Report["conclusion"], string>> = {
 export function pullRequestPage(input: PullRequestPageInput): string {
   const report = input.report;
   const repositoryHref = input.repositoryHref ?? `/taskgate/${segments(input.owner, input.repo)}`;
-  const pullUrl = `${githubBase(input)}/pull/${encodeURIComponent(String(input.number))}`;
+  const pullUrl = `${githubBase(input)}/pull/${component(String(input.number))}`;
   const body = [
     conclusionSection(input, pullUrl),
     section("moves", `Moves (${report.transitions.length})`, movesContent(input)),
@@ -66,7 +66,7 @@ function conclusionSection(input: PullRequestPageInput, pullUrl: string): string
     `<div class="banner"><p><strong class="label state-${conclusion}">${text(conclusion)}</strong> ` +
       `${text(CONCLUSION_WORDS[conclusion])}</p><p>${text(input.report.summary)}</p>${withheld}` +
       `<p>${link(pullUrl, "The pull request on GitHub")} · evaluated at ` +
-      `${link(`${githubBase(input)}/commit/${encodeURIComponent(input.headSha)}`, input.headSha.slice(0, 7))}</p></div>`,
+      `${link(`${githubBase(input)}/commit/${component(input.headSha)}`, input.headSha.slice(0, 7))}</p></div>`,
   );
 }
 
