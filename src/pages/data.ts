@@ -91,22 +91,50 @@ export function membersOf(
   role: string,
   teams: Readonly<Record<string, readonly string[]>> = {},
 ): string[] {
+  return principalLogins(config, `role:${role}`, teams);
+}
+
+/**
+ * The logins one approver principal names: a login itself, a `role:NAME`'s members, an `@org/team`'s
+ * members when `teams` holds them (else the team by name). Words ("anyone with write permission")
+ * stay as they are.
+ */
+export function principalLogins(
+  config: Config,
+  principal: string,
+  teams: Readonly<Record<string, readonly string[]>> = {},
+): string[] {
   const out = new Set<string>();
   const seen = new Set<string>();
-  const visit = (principal: string) => {
-    if (principal.startsWith("role:")) {
-      const name = principal.slice(5);
+  const visit = (entry: string) => {
+    if (entry.startsWith("role:")) {
+      const name = entry.slice(5);
       if (seen.has(name)) return;
       seen.add(name);
       const members = Object.hasOwn(config.roles, name) ? config.roles[name] : undefined;
       for (const member of members ?? []) visit(member);
-    } else if (principal.startsWith("@")) {
-      const team = Object.keys(teams).find((key) => key.toLowerCase() === principal.toLowerCase());
-      for (const member of team ? teams[team]! : [principal]) out.add(member);
-    } else out.add(principal);
+    } else if (entry.startsWith("@")) {
+      const team = Object.keys(teams).find((key) => key.toLowerCase() === entry.toLowerCase());
+      for (const member of team ? teams[team]! : [entry]) out.add(member);
+    } else out.add(entry);
   };
-  visit(`role:${role}`);
+  visit(principal);
   return [...out];
+}
+
+/** Each approver principal a report's pending gates name, with the logins it stands for. */
+export function approverLogins(
+  config: Config,
+  report: Report,
+  teams: Readonly<Record<string, readonly string[]>> = {},
+): Record<string, string[]> {
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const principal of report.pending.flatMap((item) => item.approvers)) {
+    if (principal.startsWith("role:") || principal.startsWith("@")) {
+      out[principal] = principalLogins(config, principal, teams);
+    }
+  }
+  return out;
 }
 
 /** The phases tasks at a revision: each with its state and, when it awaits a gate, its approvers. */
@@ -139,7 +167,8 @@ export function repositoryTasks(
 
 /** One review of a pull request and whether it counted. */
 export interface ReviewView {
-  readonly login: string;
+  /** `null`: GitHub names nobody (a deleted account). */
+  readonly login: string | null;
   readonly state: string;
   readonly submittedAt?: string;
   readonly body?: string;
@@ -176,9 +205,9 @@ function reviewView(
   review: Review,
   facts: { backing: Set<string>; notes: string[]; latest: Map<string, Review> },
 ): ReviewView {
-  const login = review.user?.login ?? "(deleted user)";
+  const login = review.user?.login ?? "";
   const base = {
-    login,
+    login: review.user?.login ?? null,
     state: review.state,
     ...(review.submitted_at && { submittedAt: review.submitted_at }),
     ...(review.body && { body: review.body }),
@@ -186,6 +215,7 @@ function reviewView(
   };
   const key = `${login.toLowerCase()}\u0000${Date.parse(review.submitted_at ?? "")}`;
   if (facts.backing.has(key)) return { ...base, counted: true, why: "decides a gate taskgate records" };
+  if (!login) return { ...base, counted: false, why: "GitHub names no reviewer (a deleted account)" };
   if (review.state === "COMMENTED" || review.state === "PENDING") {
     return { ...base, counted: false, why: "a comment approves or rejects nothing" };
   }

@@ -24,6 +24,11 @@ export interface PullRequestPageInput extends RepositoryRef {
   readonly reviews: readonly ReviewView[];
   /** The config's workflow (`workflowGraph(config)`), for the diagrams. */
   readonly workflow: WorkflowGraph;
+  /**
+   * The logins each role or team among the approvers stands for (`approverLogins(config, report,
+   * pr.teams)`), so the page names people, not only roles.
+   */
+  readonly approvers?: Readonly<Record<string, readonly string[]>>;
   /** Why the bot did not commit the report's records, when it did not. */
   readonly withheld?: string;
   /** The repository page's path on this server; default `/taskgate/<owner>/<repo>`. */
@@ -122,12 +127,24 @@ function problemsContent(input: PullRequestPageInput): string {
   );
 }
 
+/** One approver principal, with the people it stands for when known. */
+function approver(input: PullRequestPageInput, principal: string): string {
+  const logins = input.approvers && Object.hasOwn(input.approvers, principal) ? input.approvers[principal] : undefined;
+  const people =
+    logins === undefined
+      ? ""
+      : logins.length === 0
+        ? ` (${text("nobody")})`
+        : ` (${logins.map((login) => link(userUrl(input.host, login), login)).join(", ")})`;
+  return `<span class="mono">${text(principal)}</span>${people}`;
+}
+
 function pendingContent(input: PullRequestPageInput): string {
   return itemList(
     input.report.pending.map(
       (item: Pending) =>
         `${where(input, item)}<p>${text(item.message)}</p>` +
-        `<p><strong>Who may approve:</strong> ${item.approvers.map((who) => `<span class="mono">${text(who)}</span>`).join(", ")}</p>` +
+        `<p><strong>Who may approve:</strong> ${item.approvers.map((who) => approver(input, who)).join(", ")}</p>` +
         `<p class="muted">${text(item.hint)}</p>`,
     ),
     "No gate waits for approval.",
@@ -137,7 +154,7 @@ function pendingContent(input: PullRequestPageInput): string {
 function reviewsContent(input: PullRequestPageInput): string {
   if (input.reviews.length === 0) return `<p class="muted">${text("No reviews yet.")}</p>`;
   const rows = input.reviews.map((review) => [
-    link(userUrl(input.host, review.login), review.login),
+    review.login === null ? text("(deleted account)") : link(userUrl(input.host, review.login), review.login),
     text(review.state),
     review.submittedAt ? `<time datetime="${text(review.submittedAt)}">${text(review.submittedAt)}</time>` : "",
     review.commit ? `<code>${text(review.commit.slice(0, 7))}</code>` : "",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Report, Review } from "../../src/core/index.js";
-import { reviewViews, workflowGraph } from "../../src/pages/data.js";
+import { approverLogins, reviewViews, workflowGraph } from "../../src/pages/data.js";
 import { movePath, pullRequestPage, type PullRequestPageInput } from "../../src/pages/pull-request.js";
 import { config } from "../helpers/memory.js";
 import { HOSTILE, HOSTILE_ESCAPED, TOKEN, expectBalanced, expectSafe, svgsOf } from "./helpers.js";
@@ -102,6 +102,19 @@ describe("pullRequestPage", () => {
     expect(html).toContain('<a href="/taskgate/acme/site">acme/site</a>');
   });
 
+  it("names the people behind each approver role and team", () => {
+    const withRoles = config('preset: phases\nroles:\n  qa: [quinn, "@acme/qa", "role:leads"]\n  leads: [lee]\n');
+    const logins = approverLogins(withRoles, report(), { "@acme/qa": ["rita"] });
+    expect(logins).toEqual({ "role:qa": ["quinn", "rita", "lee"] });
+    const html = pullRequestPage(input({ approvers: logins }));
+    expect(html).toContain(
+      '<span class="mono">role:qa</span> (<a href="https://github.com/quinn">quinn</a>, <a href="https://github.com/rita">rita</a>, <a href="https://github.com/lee">lee</a>), <span class="mono">quinn</span>',
+    );
+    expect(pullRequestPage(input({ approvers: { "role:qa": [] } }))).toContain(
+      '<span class="mono">role:qa</span> (nobody)',
+    );
+  });
+
   it("says whether each review counted and why not", () => {
     const views = reviewViews(REVIEWS, report());
     expect(views.map((view) => [view.login, view.counted])).toEqual([
@@ -120,6 +133,17 @@ describe("pullRequestPage", () => {
       '<span class="label counted">counted</span> decides a gate taskgate records<blockquote>ok</blockquote>',
     );
     expect(html).toContain('<span class="label not-counted">not counted</span> bob wrote the change');
+  });
+
+  it("shows a review by a deleted account without a profile link", () => {
+    const reviews = reviewViews([{ user: null, state: "APPROVED", submitted_at: "2026-11-01T10:00:00Z" }], report());
+    expect(reviews[0]).toMatchObject({
+      login: null,
+      counted: false,
+      why: "GitHub names no reviewer (a deleted account)",
+    });
+    const html = pullRequestPage(input({ reviews }));
+    expect(html).toContain("<td>(deleted account)</td><td>APPROVED</td>");
   });
 
   it("draws each moved task's path through the workflow, the path highlighted", () => {
@@ -166,6 +190,7 @@ describe("pullRequestPage", () => {
         owner: hostile,
         repo: hostile,
         headSha: hostile,
+        approvers: { [hostile]: [hostile] },
         withheld: hostile,
       }),
     );
