@@ -83,7 +83,7 @@ function movesContent(input: PullRequestPageInput): string {
     text(move.from ?? "(new)"),
     text(move.to ?? "(deleted)"),
   ]);
-  const diagrams = moves.slice(0, MAX_DIAGRAMS).map((move) => moveDiagram(input.workflow, move));
+  const diagrams = moves.slice(0, MAX_DIAGRAMS).map((move, index) => moveDiagram(input.workflow, move, index));
   const more =
     moves.length > MAX_DIAGRAMS
       ? `<p class="muted">${text(`Diagrams of the first ${MAX_DIAGRAMS} moves only.`)}</p>`
@@ -101,11 +101,11 @@ export function movePath(workflow: WorkflowGraph, move: Transition): string[] {
   return pathThrough(workflow.edges, from, to) ?? [from, to].filter((state) => workflow.states.includes(state));
 }
 
-function moveDiagram(workflow: WorkflowGraph, move: Transition): string {
+function moveDiagram(workflow: WorkflowGraph, move: Transition, index: number): string {
   const path = movePath(workflow, move);
   const caption = `${move.task}: ${path.length > 0 ? path.join(" → ") : "no path through the workflow"}`;
   return (
-    `<figure>${workflowDiagram(workflow.states, path, `The path of ${move.task} through the workflow`)}` +
+    `<figure>${workflowDiagram(workflow.states, path, `The path of ${move.task} through the workflow`, `arrow-${index}`)}` +
     `<figcaption>${text(caption)}</figcaption></figure>`
   );
 }

@@ -35,7 +35,7 @@ function box(node: Placed, taken: boolean, kind: string): string {
   );
 }
 
-function arrow(from: Placed, to: Placed, taken: boolean): string {
+function arrow(from: Placed, to: Placed, taken: boolean, key: string): string {
   const [x1, y1] = [from.x + BOX_W / 2, from.y + BOX_H / 2];
   const [x2, y2] = [to.x + BOX_W / 2, to.y + BOX_H / 2];
   const length = Math.hypot(x2 - x1, y2 - y1) || 1;
@@ -43,16 +43,16 @@ function arrow(from: Placed, to: Placed, taken: boolean): string {
   const cut = Math.min(length / 2, Math.abs(x2 - x1) > Math.abs(y2 - y1) ? BOX_W / 2 + 4 : BOX_H / 2 + 4);
   const ex = x2 - ((x2 - x1) / length) * cut;
   const ey = y2 - ((y2 - y1) / length) * cut;
-  return `<line${taken ? ' class="taken"' : ""} x1="${x1}" y1="${y1}" x2="${ex.toFixed(1)}" y2="${ey.toFixed(1)}" marker-end="url(#arrow)"></line>`;
+  return `<line${taken ? ' class="taken"' : ""} x1="${x1}" y1="${y1}" x2="${ex.toFixed(1)}" y2="${ey.toFixed(1)}" marker-end="url(#${key})"></line>`;
 }
 
-function svg(width: number, height: number, title: string, content: string): string {
+function svg(width: number, height: number, title: string, key: string, content: string): string {
   const w = Math.max(width, BOX_W + 2 * PAD);
   const h = Math.max(height, BOX_H + 2 * PAD);
   return (
     `<svg class="diagram" xmlns="http://www.w3.org/2000/svg" role="img" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">` +
     `<title>${text(title)}</title>` +
-    '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"></path></marker></defs>' +
+    `<defs><marker id="${key}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"></path></marker></defs>` +
     `${content}</svg>`
   );
 }
@@ -80,9 +80,15 @@ export function pathThrough(edges: readonly Edge[], from: string, to: string): s
 
 /**
  * The workflow's states as boxes, in its order, five to a row, with the path taken drawn as
- * arrows between highlighted boxes. A state on the path is a `g.state.taken`.
+ * arrows between highlighted boxes. A state on the path is a `g.state.taken`. `key` names the
+ * arrowhead, unique on a page that draws several diagrams (a safe id: letters, digits, dashes).
  */
-export function workflowDiagram(states: readonly string[], path: readonly string[], title: string): string {
+export function workflowDiagram(
+  states: readonly string[],
+  path: readonly string[],
+  title: string,
+  key = "arrow",
+): string {
   const columns = Math.min(5, Math.max(1, states.length));
   const placed = new Map<string, Placed>();
   states.forEach((name, index) => {
@@ -96,13 +102,14 @@ export function workflowDiagram(states: readonly string[], path: readonly string
   for (let index = 1; index < path.length; index++) {
     const from = placed.get(path[index - 1]!);
     const to = placed.get(path[index]!);
-    if (from && to) lines.push(arrow(from, to, true));
+    if (from && to) lines.push(arrow(from, to, true, key));
   }
   const rows = Math.ceil(states.length / columns);
   return svg(
     PAD * 2 + columns * BOX_W + (columns - 1) * GAP_X,
     PAD * 2 + rows * BOX_H + (rows - 1) * GAP_Y,
     title,
+    key,
     lines.join("") + boxes.join(""),
   );
 }
@@ -128,7 +135,7 @@ function levels(nodes: readonly string[], edges: readonly Edge[]): Map<string, n
  * Who waits on whom: one box per task, an arrow from the waiting task to the task it waits on,
  * columns by depth of the chain. Each task is a `g.task`.
  */
-export function waitsOnGraph(edges: readonly Edge[], title: string): string {
+export function waitsOnGraph(edges: readonly Edge[], title: string, key = "waits-arrow"): string {
   const nodes = [...new Set(edges.flatMap((edge) => [edge.from, edge.to]))];
   const depth = levels(nodes, edges);
   const rows = new Map<number, number>();
@@ -139,13 +146,14 @@ export function waitsOnGraph(edges: readonly Edge[], title: string): string {
     rows.set(column, row + 1);
     placed.set(name, { name, x: PAD + column * (BOX_W + GAP_X), y: PAD + row * (BOX_H + GAP_Y / 2) });
   }
-  const lines = edges.map((edge) => arrow(placed.get(edge.from)!, placed.get(edge.to)!, false));
+  const lines = edges.map((edge) => arrow(placed.get(edge.from)!, placed.get(edge.to)!, false, key));
   const columns = Math.max(1, ...[...rows.keys()].map((column) => column + 1));
   const height = Math.max(1, ...rows.values());
   return svg(
     PAD * 2 + columns * BOX_W + (columns - 1) * GAP_X,
     PAD * 2 + height * BOX_H + (height - 1) * (GAP_Y / 2),
     title,
+    key,
     lines.join("") + [...placed.values()].map((node) => box(node, false, "task")).join(""),
   );
 }

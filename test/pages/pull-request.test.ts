@@ -164,6 +164,19 @@ describe("pullRequestPage", () => {
     expect(html).toContain(`<figcaption>t1: ${path.join(" → ")}</figcaption>`);
   });
 
+  it("gives each diagram its own arrowhead, so no id repeats on the page", () => {
+    const moves = [
+      { task: "t1", from: null, to: "research" },
+      { task: "t2", from: "implement", to: "bug_find" },
+    ];
+    const html = pullRequestPage(input({ report: report({ transitions: moves }) }));
+    expect(svgsOf(html)).toHaveLength(2);
+    const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(html).toContain('marker-end="url(#arrow-1)"');
+    expect(html).toContain("<figcaption>t1: new → research</figcaption>");
+  });
+
   it("renders hostile text in every field as text, and redacts a token", () => {
     const hostile = `${HOSTILE} ${TOKEN}`;
     const bad: Report = {

@@ -92,6 +92,8 @@ describe("repositoryPage", () => {
     const nodes = [...graph!.matchAll(/<g class="task"><title>([^<]*)<\/title>/g)].map((m) => m[1]).sort();
     expect(nodes).toEqual(["a", "b", "d"]);
     expect(graph!.match(/<line /g)).toHaveLength(2);
+    const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]);
+    expect(new Set(ids).size).toBe(ids.length);
     expectSafe(html);
   });
 
