@@ -26,6 +26,7 @@ const BENCHES = [
   node("board.mjs"),
   node("growth.mjs"),
   node("secrets.mjs"),
+  node("pages.mjs"),
   node("action.mjs"),
   node("start.mjs"),
   node("cli.mjs"),

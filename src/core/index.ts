@@ -84,3 +84,6 @@ export {
   type FileFacts,
 } from "./kernel/files.js";
 export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";
+export { workflowOf } from "./phases/preset.js";
+export { BOARD_EDGES, type Definition, type LedgerEntry } from "./board/formats.js";
+export { entryOf, readBoard, type Board } from "./board/reader.js";
