@@ -12,8 +12,9 @@ import { checkPullRequest, judgedAlready, type Trigger } from "../github/flow.js
 import { followUp } from "../github/followups.js";
 import { guarded } from "./guard.js";
 import { pagesSetup } from "./pages/config.js";
-import { placeholderRenderer, type PageRenderer } from "./pages/render.js";
+import type { PageRenderer } from "./pages/render.js";
 import { servePages } from "./pages/serve.js";
+import { viewsRenderer } from "./pages/views.js";
 
 const PULL_REQUEST_EVENTS = [
   "pull_request.opened",
@@ -185,7 +186,7 @@ export function taskgateApp(options: { env?: NodeJS.ProcessEnv; renderer?: PageR
     const pagesUrl = setup.on ? setup.config.url : undefined;
     onPullRequests(probot, pagesUrl);
     onRepositoryEvents(probot, pagesUrl);
-    servePages(probot, appOptions, setup, options.renderer ?? placeholderRenderer);
+    servePages(probot, appOptions, setup, options.renderer ?? viewsRenderer);
   };
 }
 

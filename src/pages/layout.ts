@@ -6,7 +6,7 @@
 import { attr, escapeHtml, link, text } from "./html.js";
 
 /** Where the server serves `STYLESHEET` (same origin, `text/css`). */
-export const STYLESHEET_PATH = "/taskgate/static/taskgate.css";
+export const STYLESHEET_PATH = "/taskgate/-/taskgate.css";
 
 /** The header every page is sent with: nothing from another origin, no script, no framing. */
 export const CONTENT_SECURITY_POLICY =

@@ -673,6 +673,7 @@ export class FakeGitHub {
     }
     switch (operation) {
       case "PullRequestFacts":
+        if (this.missingPulls.has(Number(body.variables.number))) return this.noSuchPull(body.variables.number);
         return [200, { data: this.facts(body.variables) }];
       case "PullRequestVersion":
         return [200, { data: this.version() }];
@@ -737,6 +738,21 @@ export class FakeGitHub {
         body: review.body ?? "",
       };
     });
+  }
+
+  /** Pull request numbers GitHub knows nothing of (any other number answers with this pull request). */
+  readonly missingPulls = new Set<number>();
+
+  /** GitHub's answer for a pull request that does not exist: no data for it, and a NOT_FOUND error. */
+  private noSuchPull(number: unknown): [number, unknown] {
+    const message = `Could not resolve to a PullRequest with the number of ${String(number)}.`;
+    return [
+      200,
+      {
+        data: { viewer: { login: this.identity.login }, repository: { pullRequest: null } },
+        errors: [{ type: "NOT_FOUND", path: ["repository", "pullRequest"], message }],
+      },
+    ];
   }
 
   private facts(variables: Record<string, unknown> = {}): unknown {

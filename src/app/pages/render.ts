@@ -1,7 +1,7 @@
 /**
  * What a page renderer implements: the routes check who may see a page, then hand it the page's
- * repository and an Octokit of the App's installation there. The views live elsewhere; the
- * placeholder here renders a minimal page.
+ * repository and an Octokit of the App's installation there. The App's renderer is `views.ts`;
+ * `htmlPage` here is the minimal page of the routes' own answers.
  */
 import type { Octokit } from "../../github/api.js";
 
@@ -50,12 +50,3 @@ export function htmlPage(title: string, body: string): string {
     `<title>${escapeHtml(title)}</title></head>\n<body>\n${body}\n</body></html>\n`
   );
 }
-
-/** Until the views are in: the page's name and nothing else. */
-export const placeholderRenderer: PageRenderer = {
-  render(kind, input) {
-    const name = `${input.owner}/${input.repo}`;
-    const title = kind === "pull" ? `${name} #${input.number}` : name;
-    return Promise.resolve(htmlPage(`taskgate: ${title}`, `<main><h1>${escapeHtml(title)}</h1></main>`));
-  },
-};

@@ -1,0 +1,250 @@
+/**
+ * The App's pages with its own renderer, over HTTP on this machine, GitHub faked behind nock: a
+ * signed-in visitor who may read the repository sees the pull request's evaluation and the default
+ * branch's tasks, read with the same requests as a check; the stylesheet is served beside them; a
+ * visitor without access sees nothing of the repository.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import nock from "nock";
+import { pino } from "pino";
+import { Probot, createNodeMiddleware } from "probot";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { taskgateApp } from "../../src/app/index.js";
+import { TaskgateOctokit } from "../../src/app/octokit.js";
+import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
+import { evaluatePullRequest } from "../../src/github/pull-request.js";
+import { STYLESHEET, STYLESHEET_PATH } from "../../src/pages/layout.js";
+import { apiFor, kinds } from "../github/helpers.js";
+import { board, def, entry, step } from "../helpers/board.js";
+import { FakeGitHub, privateKey, type RecordedRequest } from "../helpers/fake-github.js";
+import { appSandbox } from "../helpers/probot.js";
+import { expectSafe } from "../pages/helpers.js";
+
+const sandbox = appSandbox();
+beforeEach(() => nock.enableNetConnect("127.0.0.1"));
+
+const SECRET = "a session secret of at least thirty-two characters";
+const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** The App's middleware, with its own renderer, on 127.0.0.1 (`TASKGATE_URL` is its own address). */
+async function serve(fake: FakeGitHub): Promise<string> {
+  const served: { handler?: Awaited<ReturnType<typeof createNodeMiddleware>> } = {};
+  const server = createServer((request, response) => {
+    void served.handler!(request, response, () => response.writeHead(404).end());
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const env = {
+    TASKGATE_URL: url,
+    GITHUB_CLIENT_ID: fake.oauth.clientId,
+    GITHUB_CLIENT_SECRET: fake.oauth.clientSecret,
+    TASKGATE_SESSION_SECRET: SECRET,
+  };
+  const probot = new Probot({
+    appId: 1,
+    privateKey: privateKey(),
+    log: pino({ level: "silent" }),
+    Octokit: TaskgateOctokit.defaults((defaults: object) => ({
+      ...defaults,
+      retry: { enabled: false },
+      throttle: { enabled: false },
+    })),
+  });
+  served.handler = await createNodeMiddleware(taskgateApp({ env }), { probot });
+  return url;
+}
+
+/** A browser that keeps the cookies the server sets. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+
+  async get(url: string): Promise<Response> {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(url, { redirect: "manual", headers: cookie ? { cookie } : {} });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      if (/Max-Age=0/.test(line)) this.cookies.delete(pair!.slice(0, at));
+      else this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    return response;
+  }
+
+  /** Signs in through the fake GitHub's authorize page. */
+  async signIn(base: string): Promise<void> {
+    const login = await this.get(`${base}/taskgate/login`);
+    const authorize = await this.get(login.headers.get("location")!);
+    const back = await this.get(authorize.headers.get("location")!);
+    expect(back.status).toBe(302);
+  }
+}
+
+/**
+ * A phases repository whose pull request moves task `a` to awaiting approval (legal) and task `b`
+ * from research straight to done (a problem at its state file).
+ */
+function phasesPull(): FakeGitHub {
+  const repo = sandbox.repo();
+  repo.write({
+    ".github/taskgate.yml": "preset: phases\n",
+    "tasks/a/.state": "research\n",
+    "tasks/a/SPEC.md": "s\n",
+    "tasks/b/.state": "research\n",
+    "tasks/b/SPEC.md": "s\n",
+  });
+  repo.commit("base", "alice");
+  repo.git("checkout", "-q", "-b", "feature");
+  repo.write({ "tasks/a/.state": "research:awaiting_approval\n", "tasks/b/.state": "done\n" });
+  repo.commit("moves", "carol");
+  return sandbox.github(repo, { head: "feature" });
+}
+
+/** A board on the default branch: one task with a hostile title waiting for review, one blocked by it. */
+function boardRepository(): FakeGitHub {
+  const repo = sandbox.repo();
+  repo.write({
+    ".github/taskgate.yml": "preset: board\nroles:\n  qa: [quinn]\n  backend: [carol, dave]\n",
+    ...(board(
+      [def("t1", { title: HOSTILE }), def("t2", { title: "Second task", depends_on: ["t1"] })],
+      {
+        t1: entry("review", {
+          owner: "carol",
+          history: [
+            step("claim", "todo", "in_progress", "carol"),
+            step("submit", "in_progress", "review", "carol", { evidence: "state/evidence/t1.md" }),
+          ],
+        }),
+        t2: entry("todo"),
+      },
+      3,
+      { "state/evidence/t1.md": "ok\n" },
+    ) as Record<string, string>),
+  });
+  repo.commit("board", "alice");
+  repo.git("checkout", "-q", "-b", "feature");
+  repo.commit("nothing", "carol");
+  return sandbox.github(repo, { head: "feature" });
+}
+
+/** What reading the page itself cost: every request but the visitor's access check and the App's installation. */
+function pageReads(requests: readonly RecordedRequest[]): string[] {
+  return kinds(
+    requests.filter(
+      (request) =>
+        !request.path.includes("/access_tokens") &&
+        !request.path.endsWith("/installation") &&
+        request.headers?.authorization !== "Bearer ghu_dana",
+    ),
+  );
+}
+
+describe("the pull request's page", () => {
+  it("shows the evaluation at the head: each move, each problem linked to GitHub, who may approve", async () => {
+    const fake = phasesPull();
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const before = fake.requests.length;
+    const page = await browser.get(`${url}/taskgate/acme/web/pull/${fake.number}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    const html = await page.text();
+    expectSafe(html);
+    const head = fake.sha("feature");
+    expect(html).toContain(`acme/web at ${head.slice(0, 7)}`);
+    expect(html).toMatch(/research[\s\S]{0,200}research:awaiting_approval/);
+    expect(html).toContain(`href="https://github.com/acme/web/blob/${head}/tasks/b/.state`);
+    expect(html).toContain(`<link rel="stylesheet" href="${STYLESHEET_PATH}">`);
+    expect(html).toContain("<svg");
+
+    // The same requests as the evaluation a check makes, and nothing more.
+    const served = pageReads(fake.requests.slice(before));
+    fake.requests.length = 0;
+    const evaluation = await evaluatePullRequest(apiFor(fake), fake.number);
+    expect(evaluation?.report.violations.length).toBeGreaterThan(0);
+    expect(served).toEqual(pageReads(fake.requests));
+    expect(served.length).toBeGreaterThan(0);
+    expect(fake.schemaErrors).toEqual([]);
+  });
+
+  it("is a 404 for a pull request that does not exist", async () => {
+    const fake = phasesPull();
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    fake.missingPulls.add(fake.number + 100);
+    const page = await browser.get(`${url}/taskgate/acme/web/pull/${fake.number + 100}`);
+    expect(page.status).toBe(404);
+    expect(await page.text()).not.toContain("tasks/");
+  });
+});
+
+describe("the repository page", () => {
+  it("lists every task of the default branch, a hostile title as text, in one tree and one batch", async () => {
+    const fake = boardRepository();
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const before = fake.requests.length;
+    const page = await browser.get(`${url}/taskgate/acme/web`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expectSafe(html);
+    expect(html).not.toContain(HOSTILE);
+    expect(html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(html).toContain("t1");
+    expect(html).toContain("t2");
+    expect(html).toContain("Second task");
+    expect(html).toContain("quinn");
+    console.log(pageReads(fake.requests.slice(before)));
+  });
+
+  it("filters by the query string", async () => {
+    const fake = boardRepository();
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const html = await (await browser.get(`${url}/taskgate/acme/web?state=todo`)).text();
+    expect(html).toContain("Second task");
+    expect(html).not.toContain("&lt;script&gt;");
+  });
+});
+
+describe("what every visitor gets", () => {
+  it("the stylesheet, as text/css under the same policy, without signing in", async () => {
+    const fake = phasesPull();
+    const url = await serve(fake);
+    const answer = await fetch(`${url}${STYLESHEET_PATH}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toMatch(/^text\/css/);
+    expect(answer.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
+    expect(await answer.text()).toBe(STYLESHEET);
+    expect((await fetch(`${url}/taskgate/-/other.css`)).status).toBe(404);
+  });
+
+  it("a 404 with no task data for a visitor who may not read the repository, and no reads of it", async () => {
+    const fake = boardRepository();
+    fake.oauth.readers.clear();
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const before = fake.requests.length;
+    for (const path of ["/taskgate/acme/web", `/taskgate/acme/web/pull/${fake.number}`]) {
+      const page = await browser.get(`${url}${path}`);
+      expect(page.status, path).toBe(404);
+      const html = await page.text();
+      expect(html).not.toContain("t1");
+      expect(html).not.toContain("Second task");
+      expect(html).not.toContain("alert");
+    }
+    expect(pageReads(fake.requests.slice(before))).toEqual([]);
+  });
+});
