@@ -161,7 +161,9 @@ describe("the pull request's page", () => {
     const head = fake.sha("feature");
     expect(html).toContain(`acme/web at ${head.slice(0, 7)}`);
     expect(html).toMatch(/research[\s\S]{0,200}research:awaiting_approval/);
-    expect(html).toContain(`href="https://github.com/acme/web/blob/${head}/tasks/b/.state`);
+    expect(html).toContain(`href="https://github.com/acme/web/blob/${head}/tasks/b/.state#L1"`);
+    expect(html).toContain("names an unknown state &quot;done&quot;");
+    expect(html).toContain("anyone with write permission");
     expect(html).toContain(`<link rel="stylesheet" href="${STYLESHEET_PATH}">`);
     expect(html).toContain("<svg");
 
@@ -188,7 +190,7 @@ describe("the pull request's page", () => {
 });
 
 describe("the repository page", () => {
-  it("lists every task of the default branch, a hostile title as text, in one tree and one batch", async () => {
+  it("lists every task of the default branch, a hostile title as text, with the audit's reads", async () => {
     const fake = boardRepository();
     const url = await serve(fake);
     const browser = new Browser();
@@ -204,7 +206,16 @@ describe("the repository page", () => {
     expect(html).toContain("t2");
     expect(html).toContain("Second task");
     expect(html).toContain("quinn");
-    console.log(pageReads(fake.requests.slice(before)));
+    // The audit's reads of the default branch: its config, then its audit scope in one tree and one batch.
+    expect(pageReads(fake.requests.slice(before))).toEqual([
+      "DefaultBranch",
+      "Folders",
+      "Folders",
+      "Batch",
+      "Folders",
+      "GET /git/trees/<sha> recursive",
+      "Batch",
+    ]);
   });
 
   it("filters by the query string", async () => {
