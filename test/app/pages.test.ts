@@ -151,6 +151,14 @@ describe("the pull request's page", () => {
     const url = await serve(fake);
     const browser = new Browser();
     await browser.signIn(url);
+    const head = fake.sha("feature");
+    fake.reviews.push({
+      user: { login: "erin", type: "User" },
+      state: "APPROVED",
+      commit_id: head,
+      submitted_at: "2026-11-30T09:00:00Z",
+      body: HOSTILE,
+    } as never);
     const before = fake.requests.length;
     const page = await browser.get(`${url}/taskgate/acme/web/pull/${fake.number}`);
     expect(page.status).toBe(200);
@@ -158,12 +166,14 @@ describe("the pull request's page", () => {
     expect(page.headers.get("content-security-policy")).toBe(CONTENT_SECURITY_POLICY);
     const html = await page.text();
     expectSafe(html);
-    const head = fake.sha("feature");
     expect(html).toContain(`acme/web at ${head.slice(0, 7)}`);
     expect(html).toMatch(/research[\s\S]{0,200}research:awaiting_approval/);
     expect(html).toContain(`href="https://github.com/acme/web/blob/${head}/tasks/b/.state#L1"`);
     expect(html).toContain("names an unknown state &quot;done&quot;");
     expect(html).toContain("anyone with write permission");
+    expect(html).toContain("Reviews (1)");
+    expect(html).toContain('href="https://github.com/erin"');
+    expect(html).not.toContain(HOSTILE);
     expect(html).toContain(`<link rel="stylesheet" href="${STYLESHEET_PATH}">`);
     expect(html).toContain("<svg");
 
