@@ -12,7 +12,9 @@ import { Probot, createNodeMiddleware } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { taskgateApp } from "../../src/app/index.js";
 import { TaskgateOctokit } from "../../src/app/octokit.js";
+import { Octokit } from "@octokit/rest";
 import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
+import { webHostOf } from "../../src/app/pages/views.js";
 import { evaluatePullRequest } from "../../src/github/pull-request.js";
 import { STYLESHEET, STYLESHEET_PATH } from "../../src/pages/layout.js";
 import { apiFor, kinds } from "../github/helpers.js";
@@ -236,6 +238,28 @@ describe("the repository page", () => {
     const html = await (await browser.get(`${url}/taskgate/acme/web?state=todo`)).text();
     expect(html).toContain("Second task");
     expect(html).not.toContain("&lt;script&gt;");
+  });
+
+  it("says so when the default branch has no config, and shows no tasks", async () => {
+    const repo = sandbox.repo();
+    repo.write({ "tasks/a/.state": "research\n", "README.md": "r\n" });
+    repo.commit("base", "alice");
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.commit("nothing", "carol");
+    const fake = sandbox.github(repo, { head: "feature" });
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const page = await browser.get(`${url}/taskgate/acme/web`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("taskgate is not configured on main.");
+    expect(html).not.toContain("tasks/a");
+  });
+
+  it("links to the GitHub the installation talks to: github.com, or an Enterprise host", () => {
+    expect(webHostOf(new Octokit() as never)).toBe("github.com");
+    expect(webHostOf(new Octokit({ baseUrl: "https://ghe.example.com/api/v3" }) as never)).toBe("ghe.example.com");
   });
 });
 
