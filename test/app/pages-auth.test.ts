@@ -413,9 +413,10 @@ describe("every answer under /taskgate/", () => {
       expect(answer.headers.get("referrer-policy")).toBe("same-origin");
       expect(answer.headers.get("cache-control")).toBe("no-store");
     }
-    expect(CONTENT_SECURITY_POLICY).toContain(
-      "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    expect(CONTENT_SECURITY_POLICY).toBe(
+      "default-src 'self'; script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
+    expect(CONTENT_SECURITY_POLICY).not.toContain("data:");
   });
 });
 

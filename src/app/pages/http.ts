@@ -1,20 +1,13 @@
 /**
  * How every /taskgate/ response is sent: with headers that keep the browser on this origin
- * (a Content-Security-Policy of `default-src 'self'` and stricter, no framing, no sniffing, no
- * referrer to other sites) and never stored by a cache.
+ * (the pages' one Content-Security-Policy, `default-src 'self'` and no script, from the views'
+ * layout; no framing, no sniffing, no referrer to other sites) and never stored by a cache.
  */
 import type { ServerResponse } from "node:http";
+import { CONTENT_SECURITY_POLICY } from "../../pages/layout.js";
 import { htmlPage } from "./render.js";
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join("; ");
+export { CONTENT_SECURITY_POLICY };
 
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
