@@ -56,10 +56,8 @@ async function run(
   const api = await apiOf(context);
   const { owner, repo } = context.repo();
   for (const number of [...new Set(numbers)]) {
-    const options = pagesUrl && {
-      as: "check" as const,
-      targetUrl: `${pagesUrl}/taskgate/${owner}/${repo}/pull/${number}`,
-    };
+    const page = pagesUrl && `${pagesUrl}/taskgate/${owner}/${repo}/pull/${number}`;
+    const options = page && { as: "check" as const, targetUrl: page, pageUrl: page };
     const outcome = await checkPullRequest(api, number, trigger, context.log, options || undefined);
     if (outcome.evaluated) {
       context.log.info(

@@ -538,6 +538,11 @@ describe("the check links to the pull request's page", () => {
       details_url: "https://taskgate.example.com/taskgate/acme/web/pull/7",
       head_sha: fake.sha("feature"),
     });
+    const link = "[See this pull request on taskgate's page](https://taskgate.example.com/taskgate/acme/web/pull/7)";
+    const summary = (created?.body as { output?: { summary?: string } }).output?.summary ?? "";
+    expect(summary.trimEnd().endsWith(link)).toBe(true);
+    const comment = fake.requests.find((request) => request.method === "POST" && request.path.endsWith("/comments"));
+    expect(((comment?.body as { body?: string }).body ?? "").trimEnd().endsWith(link)).toBe(true);
   });
 
   it("and to the pull request on GitHub without TASKGATE_URL", async () => {
@@ -548,5 +553,9 @@ describe("the check links to the pull request's page", () => {
     expect((created?.body as { details_url?: string }).details_url).toMatch(
       /^https:\/\/github\.com\/acme\/web\/pull\/7$/,
     );
+    expect(JSON.stringify(created?.body)).not.toContain("taskgate's page");
+    const comment = fake.requests.find((request) => request.method === "POST" && request.path.endsWith("/comments"));
+    expect((comment?.body as { body?: string }).body).toContain("Waiting for approval");
+    expect((comment?.body as { body?: string }).body).not.toContain("taskgate's page");
   });
 });
