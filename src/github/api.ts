@@ -356,6 +356,20 @@ export class GitHubApi {
     }
   }
 
+  /**
+   * Whether the token may read this repository, as GitHub says: `GET /repos/{owner}/{repo}`
+   * (metadata: read; the pages ask it with a visitor's token). `true` on 200; `false` on a redirect
+   * (a renamed or moved repository is not the one asked for). 1 request. 4xx and 5xx throw
+   * `GitHubError`.
+   */
+  async canRead(): Promise<boolean> {
+    const response = await this.rest(this.octokit.rest.repos.get, {
+      ...this.repo,
+      request: { redirect: "manual" },
+    } as never);
+    return response.status === 200;
+  }
+
   /** One REST call through `call()`, named by its route (`GET /repos/{owner}/{repo}/...`). */
   private rest<P, R>(method: (params: P) => Promise<R>, params: P): Promise<R> {
     const route = (method as { endpoint?: { DEFAULTS?: { method?: string; url?: string } } }).endpoint?.DEFAULTS;

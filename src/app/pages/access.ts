@@ -4,7 +4,32 @@
  * hash, repository), so a visitor who browses costs GitHub one request a minute per repository.
  */
 import { createHash } from "node:crypto";
-import { API_VERSION, GITHUB_DEADLINE_MS } from "./oauth.js";
+import { Octokit } from "@octokit/rest";
+import { GitHubApi } from "../../github/api.js";
+import { GitHubError } from "../../github/errors.js";
+import { taskgateRequests } from "../../github/octokit.js";
+import { GITHUB_DEADLINE_MS } from "./oauth.js";
+
+/**
+ * An Octokit signed in as the visitor: the API version header and the 10 s deadline of every
+ * taskgate Octokit, and no retries (a failure shows the visitor a 502 at once; the next view asks
+ * again).
+ */
+const VisitorOctokit = Octokit.plugin(taskgateRequests as never);
+
+/** A `GitHubApi` for one repository, asking with the visitor's token. */
+export function visitorApi(apiUrl: string, token: string, owner: string, repo: string): GitHubApi {
+  const octokit = new VisitorOctokit({
+    baseUrl: apiUrl,
+    userAgent: "taskgate",
+    taskgate: { deadlineMs: GITHUB_DEADLINE_MS },
+  } as never);
+  // An OAuth token, sent as GitHub documents it for one (Octokit's `auth` would say `token`).
+  octokit.hook.before("request", (options) => {
+    options.headers.authorization = `Bearer ${token}`;
+  });
+  return new GitHubApi(octokit, { owner, repo });
+}
 
 /** How long an answer is kept. */
 export const ACCESS_CACHE_MS = 60_000;
@@ -43,27 +68,17 @@ export class AccessCheck {
   }
 
   private async ask(token: string, owner: string, repo: string): Promise<Access> {
-    let response: Response;
     try {
-      response = await fetch(`${this.apiUrl}/repos/${owner}/${repo}`, {
-        headers: {
-          accept: "application/vnd.github+json",
-          authorization: `Bearer ${token}`,
-          "x-github-api-version": API_VERSION,
-          "user-agent": "taskgate",
-        },
-        redirect: "manual",
-        signal: AbortSignal.timeout(GITHUB_DEADLINE_MS),
-      });
+      // A renamed or moved repository (a redirect) is not this page's: the same 404 as any other.
+      return (await visitorApi(this.apiUrl, token, owner, repo).canRead()) ? "allowed" : "denied";
     } catch (error) {
-      throw new AccessUnknownError(`GitHub did not answer: ${(error as Error).message}`);
+      if (!(error instanceof GitHubError)) throw error;
+      if (error.is(401)) return "signed-out";
+      if (error.rateLimited) throw new AccessUnknownError("GitHub's rate limit");
+      if (error.is(404, 403)) return "denied";
+      throw new AccessUnknownError(
+        error.status === undefined ? `GitHub did not answer: ${error.message}` : `GitHub answered ${error.status}`,
+      );
     }
-    await response.body?.cancel();
-    if (response.status === 200) return "allowed";
-    if (response.status === 401) return "signed-out";
-    if (response.headers.get("x-ratelimit-remaining") === "0") throw new AccessUnknownError("GitHub's rate limit");
-    // A renamed or moved repository (301) is not this page's: the same 404 as any other.
-    if (response.status === 404 || response.status === 403 || response.status === 301) return "denied";
-    throw new AccessUnknownError(`GitHub answered ${response.status}`);
   }
 }

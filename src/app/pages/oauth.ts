@@ -7,8 +7,6 @@ import type { PagesConfig } from "./config.js";
 
 /** Every request to GitHub is abandoned after this long. */
 export const GITHUB_DEADLINE_MS = 10_000;
-/** The REST API version every request names. */
-export const API_VERSION = "2022-11-28";
 
 /** Where to go when `next` is missing or refused. */
 export const NO_NEXT = "/taskgate/";
@@ -47,7 +45,11 @@ export interface VisitorToken {
   readonly expiresIn?: number;
 }
 
-/** Exchanges the code for the visitor's token; undefined when GitHub refuses the code. */
+/**
+ * Exchanges the code for the visitor's token; undefined when GitHub refuses the code. This is the
+ * one call to GitHub made with `fetch` and not through `GitHubApi`: it goes to GitHub's web host
+ * (`/login/oauth/access_token`), not its REST API, so neither Octokit nor `GitHubError` applies.
+ */
 export async function exchangeCode(config: PagesConfig, code: string): Promise<VisitorToken | undefined> {
   const response = await fetch(`${config.webUrl}/login/oauth/access_token`, {
     method: "POST",
