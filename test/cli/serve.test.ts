@@ -110,6 +110,23 @@ describe("taskgate serve", () => {
     expect(page.body).toContain('href="/"');
   });
 
+  it("shows the reviews of --pr on the pull request's page, their bodies as text", async () => {
+    const repo = phasesRepo();
+    const review = {
+      user: { login: "bob" },
+      state: "APPROVED",
+      body: HOSTILE,
+      submitted_at: "2026-01-02T03:04:05Z",
+      commit_id: repo.git("rev-parse", "feature"),
+    };
+    const running = await startServer({ repoDir: repo.dir, port: 0, pr: { author: "carol", reviews: [review] } });
+    cleanup.push(() => running.close());
+    const page = await get(running, "/pull?base=main&head=feature");
+    expect(page.body).toContain("Reviews (1)");
+    expect(page.body).toContain("bob");
+    expect(page.body).not.toContain(HOSTILE);
+  });
+
   it("serves the stylesheet as text/css, and every answer with the App's headers", async () => {
     const running = await serveRepo(phasesRepo());
     const css = await get(running, STYLESHEET_PATH);
