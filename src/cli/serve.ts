@@ -125,15 +125,26 @@ async function route(options: ServeOptions, request: IncomingMessage): Promise<R
   }
 }
 
+interface Checkout {
+  readonly repo: GitRepository;
+  /** The repository as `origin` names it on GitHub, or `local/<folder>` without one. */
+  readonly owner: string;
+  readonly name: string;
+  readonly host?: string;
+}
+
 /** The checkout, opened afresh: HEAD may have moved since the last request. */
-async function openCheckout(dir: string): Promise<{ repo: GitRepository; name: string }> {
+async function openCheckout(dir: string): Promise<Checkout> {
   const repo = await GitRepository.open(dir);
-  return { repo, name: basename(await repo.workTreeRoot()) };
+  const origin = (await repo.configValues(["remote.origin.url"])).get("remote.origin.url");
+  const match = origin && /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?([^/:]+)[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/i.exec(origin);
+  if (match) return { repo, host: match[1]!, owner: match[2]!, name: match[3]! };
+  return { repo, owner: "local", name: basename(await repo.workTreeRoot()) };
 }
 
 /** The repository page: every task at HEAD, from its audit scope. */
 async function repositoryView(options: ServeOptions, query: URLSearchParams): Promise<string> {
-  const { repo, name } = await openCheckout(options.repoDir);
+  const { repo, owner, name, host } = await openCheckout(options.repoDir);
   const sha = await repo.resolve("HEAD");
   const loaded = await loadConfig(repo, sha);
   if (!loaded) {
@@ -144,8 +155,9 @@ async function repositoryView(options: ServeOptions, query: URLSearchParams): Pr
   const snapshot = await repo.readSnapshot(sha, model.auditScope(), readLimits(config));
   return repositoryPage(
     {
-      owner: "local",
+      owner,
       repo: name,
+      ...(host && { host }),
       branch: await branchName(repo),
       sha,
       preset: config.preset === "board" ? "board" : "phases",
@@ -171,13 +183,14 @@ async function pullView(options: ServeOptions, query: URLSearchParams): Promise<
   if (!base || !head) {
     return messagePage(400, "Which pull request?", "The pull request page needs base and head.", PULL_HINT);
   }
-  const { repo, name } = await openCheckout(options.repoDir);
+  const { repo, owner, name, host } = await openCheckout(options.repoDir);
   const judgement = await judgePullRequest(repo, { base, head, ...(options.pr && { pr: options.pr }) });
   const { report, loaded } = judgement;
   const config = loaded?.config;
   const body = pullRequestPage({
-    owner: "local",
+    owner,
     repo: name,
+    ...(host && { host }),
     number: 0,
     title: `${head} into ${base}`,
     headSha: await repo.resolve(head),

@@ -165,6 +165,14 @@ describe("taskgate serve", () => {
     expect(page.body).toContain("&lt;img src=x onerror=");
   });
 
+  it("names the repository as origin does, and links its files on GitHub", async () => {
+    const repo = phasesRepo();
+    repo.git("remote", "add", "origin", "git@github.com:acme/widgets.git");
+    const running = await serveRepo(repo);
+    expect((await get(running, "/")).body).toContain("Tasks of acme/widgets");
+    expect((await get(running, "/pull?base=main&head=feature")).body).toContain("https://github.com/acme/widgets/");
+  });
+
   it("listens on 127.0.0.1 only", async () => {
     const running = await serveRepo(phasesRepo());
     const address = running.server.address();
