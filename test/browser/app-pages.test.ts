@@ -17,7 +17,7 @@ import {
   AUTHORIZE,
   BROWSER_TIMEOUT,
   type Dom,
-  answerGitHubSignIn,
+  keepLocal,
   bodyText,
   expectAccessible,
   expectInOrder,
@@ -68,7 +68,7 @@ async function visit(fake: FakeGitHub, options: Parameters<typeof chromium.conte
   const url = await serveApp(fake);
   const context = await chromium.context(options);
   const page = await context.newPage();
-  return { url, context, page, aborted: await answerGitHubSignIn(page, url) };
+  return { url, context, page, aborted: await keepLocal(page, url) };
 }
 
 /** The task table's rows, each as its cells' text. */

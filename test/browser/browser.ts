@@ -34,14 +34,14 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const SCREENSHOTS = join(ROOT, "test-output", "screenshots");
 
 /** Chromium, or an error that says how to install it: the browser tests never skip. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+export async function launchChromium(executablePath = CHROMIUM): Promise<Browser> {
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium is missing at ${CHROMIUM}: the browser tests (test/browser/) drive Debian's chromium package. ` +
+      `Chromium is missing at ${executablePath}: the browser tests (test/browser/) drive Debian's chromium package. ` +
         "Install it with `apt-get install chromium` (as root, or with sudo); .ci/run installs it in CI.",
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], timeout: BROWSER_TIMEOUT });
+  return chromium.launch({ executablePath, args: ["--no-sandbox"], timeout: BROWSER_TIMEOUT });
 }
 
 export interface BrowserSession {
@@ -136,7 +136,7 @@ interface PausedRequest {
  * the App's redirect, and Playwright's own routes never see a redirect's target. Returns the URLs
  * aborted.
  */
-export async function answerGitHubSignIn(page: Page, appOrigin: string): Promise<string[]> {
+export async function keepLocal(page: Page, appOrigin: string): Promise<string[]> {
   const aborted: string[] = [];
   const cdp = await page.context().newCDPSession(page);
   const answer = async (event: PausedRequest): Promise<void> => {
