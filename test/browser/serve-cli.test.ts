@@ -1,8 +1,9 @@
 /**
  * `taskgate serve` in a real browser: the built CLI on a local checkout (a board with hostile
- * titles and a `--pr` review with a hostile body; a phases repository), its repository page and a
- * pull request's page, the filters without JavaScript, every request on its own origin, the pages'
- * policy on every document, hostile text as text, and the pages' structure.
+ * titles and a `--pr` review with a hostile body; a phases repository; a board of more tasks than a
+ * page holds), its repository page and a pull request's page, the filters and paging without
+ * JavaScript, every request on its own origin, the pages' policy on every document, hostile text as
+ * text, and the pages' structure.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { CONTENT_SECURITY_POLICY } from "../../src/pages/layout.js";
+import { PAGE_SIZE } from "../../src/pages/repository.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 import {
   BROWSER_TIMEOUT,
@@ -32,6 +34,7 @@ import {
   SECRET_TEXT,
   TOKEN,
   boardRepository,
+  largeBoard,
   phasesRepository,
 } from "./fixtures.js";
 
@@ -182,6 +185,33 @@ describe("taskgate serve in the browser", { timeout: BROWSER_TIMEOUT }, () => {
     expect(await page.getByRole("img", { name: "The path of a through the workflow" }).count()).toBe(1);
 
     expect(offOrigin(seen, url)).toEqual([]);
+    expect(aborted).toEqual([]);
+  });
+
+  it("pages through more tasks than fit on a page without script, keeping the filter", async () => {
+    const repo = repository();
+    largeBoard(repo, PAGE_SIZE + 7);
+    const url = await serveCli(repo.dir);
+    const context = await chromium.context({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const aborted = await keepLocal(page, url);
+    await page.goto(`${url}/`);
+    await page.selectOption('select[name="state"]', "todo");
+    await Promise.all([page.waitForURL(/state=todo/), page.getByRole("button", { name: "Filter" }).click()]);
+    const first = await taskRows(page);
+    expect(first).toHaveLength(PAGE_SIZE);
+    expect(first[0]![0]).toBe("T-003");
+    expect(first.every((row) => row[2] === "todo")).toBe(true);
+
+    await Promise.all([page.waitForURL(/page=2/), page.getByRole("link", { name: "Page 2" }).click()]);
+    const query = new URL(page.url()).searchParams;
+    expect([query.get("state"), query.get("page")]).toEqual(["todo", "2"]);
+    const second = await taskRows(page);
+    expect(second.map((row) => row[0])).toEqual(["T-203", "T-204", "T-205", "T-206", "T-207"]);
+    expect(await page.locator('nav.pages [aria-current="page"]').innerText()).toBe("2");
+    expect(await page.locator("section[aria-labelledby=tasks] caption").innerText()).toBe(
+      `Tasks ${PAGE_SIZE + 1}–${PAGE_SIZE + 5} of ${PAGE_SIZE + 5}`,
+    );
     expect(aborted).toEqual([]);
   });
 });
