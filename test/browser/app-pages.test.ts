@@ -266,33 +266,34 @@ describe("the filters without JavaScript", { timeout: BROWSER_TIMEOUT }, () => {
   });
 });
 
-describe("how the pages look and read", { timeout: BROWSER_TIMEOUT }, () => {
-  const saved: string[] = [];
-  afterAll(() => {
-    if (saved.length > 0) console.log(`taskgate pages: ${saved.length} screenshots in ${SCREENSHOTS}`);
-  });
+/** The screenshots saved by this file; their folder is printed once, after them. */
+const saved: string[] = [];
+afterAll(() => {
+  if (saved.length > 0) console.log(`taskgate pages: ${saved.length} screenshots in ${SCREENSHOTS}`);
+});
 
-  /** Each page in each colour scheme: the page's own colours applied, nothing wider than the window. */
-  async function shoot(page: Page, name: string): Promise<void> {
-    for (const [scheme, background] of [
-      ["light", "rgb(255, 255, 255)"],
-      ["dark", "rgb(13, 17, 23)"],
-    ] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const look = await inDocument(page, (root) => {
-        const document = root.ownerDocument as Dom;
-        const html = document.documentElement as unknown as { scrollWidth: number; clientWidth: number };
-        const body = document.querySelector("body")!;
-        return {
-          background: document.defaultView.getComputedStyle(body).backgroundColor,
-          overflow: html.scrollWidth - html.clientWidth,
-        };
-      });
-      expect(look, `${name} ${scheme}`).toEqual({ background, overflow: 0 });
-      saved.push(await screenshot(page, `${name}-${scheme}`));
-    }
+/** Each page in each colour scheme: the page's own colours applied, nothing wider than the window. */
+async function shoot(page: Page, name: string): Promise<void> {
+  for (const [scheme, background] of [
+    ["light", "rgb(255, 255, 255)"],
+    ["dark", "rgb(13, 17, 23)"],
+  ] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const look = await inDocument(page, (root) => {
+      const document = root.ownerDocument as Dom;
+      const html = document.documentElement as unknown as { scrollWidth: number; clientWidth: number };
+      const body = document.querySelector("body")!;
+      return {
+        background: document.defaultView.getComputedStyle(body).backgroundColor,
+        overflow: html.scrollWidth - html.clientWidth,
+      };
+    });
+    expect(look, `${name} ${scheme}`).toEqual({ background, overflow: 0 });
+    saved.push(await screenshot(page, `${name}-${scheme}`));
   }
+}
 
+describe("how the pages look and read", { timeout: BROWSER_TIMEOUT }, () => {
   it("a board's pages: screenshots light and dark; one h1, landmarks, headers, labels, named graphics; in order unstyled", async () => {
     const fake = boardFake();
     boardReviews(fake);

@@ -78,6 +78,17 @@ async function serveCli(dir: string, args: string[] = []): Promise<string> {
   });
 }
 
+/** A `--pr` file (in a folder removed after the test): the author and one review. */
+function prFile(author: string, review: { login: string; state: string; body: string; commit: string }): string {
+  const folder = mkdtempSync(join(tmpdir(), "taskgate-pr-"));
+  cleanup.push(() => rmSync(folder, { recursive: true, force: true }));
+  const path = join(folder, "pr.json");
+  const { login, state, body, commit } = review;
+  const reviews = [{ user: { login }, state, body, submitted_at: "2026-11-30T11:30:00Z", commit_id: commit }];
+  writeFileSync(path, JSON.stringify({ author, reviews }));
+  return path;
+}
+
 /** The task table's rows, each as its cells' text. */
 function taskRows(page: Page): Promise<string[][]> {
   return page
@@ -99,24 +110,7 @@ describe("taskgate serve in the browser", { timeout: BROWSER_TIMEOUT }, () => {
     const repo = repository();
     boardRepository(repo, HOSTILE_TITLES);
     const body = `${HOSTILE_PIECES.join("\n")}\n${SECRET_TEXT}`;
-    const folder = mkdtempSync(join(tmpdir(), "taskgate-pr-"));
-    cleanup.push(() => rmSync(folder, { recursive: true, force: true }));
-    const pr = join(folder, "pr.json");
-    writeFileSync(
-      pr,
-      JSON.stringify({
-        author: "dave",
-        reviews: [
-          {
-            user: { login: "mallory" },
-            state: "COMMENTED",
-            body,
-            submitted_at: "2026-11-30T11:30:00Z",
-            commit_id: repo.git("rev-parse", "feature"),
-          },
-        ],
-      }),
-    );
+    const pr = prFile("dave", { login: "mallory", state: "COMMENTED", body, commit: repo.git("rev-parse", "feature") });
     const url = await serveCli(repo.dir, ["--pr", pr]);
     const context = await chromium.context({ javaScriptEnabled: false });
     const page = await context.newPage();
@@ -158,7 +152,9 @@ describe("taskgate serve in the browser", { timeout: BROWSER_TIMEOUT }, () => {
     for (const policy of policies) expect(policy).toBe(CONTENT_SECURITY_POLICY);
     expect(dialogs).toEqual([]);
   });
+});
 
+describe("taskgate serve's pages for assistive technology", { timeout: BROWSER_TIMEOUT }, () => {
   it("serves a phases checkout's pages, each usable with assistive technology", async () => {
     const repo = repository();
     phasesRepository(repo);
@@ -187,7 +183,9 @@ describe("taskgate serve in the browser", { timeout: BROWSER_TIMEOUT }, () => {
     expect(offOrigin(seen, url)).toEqual([]);
     expect(aborted).toEqual([]);
   });
+});
 
+describe("taskgate serve's paging in the browser", { timeout: BROWSER_TIMEOUT }, () => {
   it("pages through more tasks than fit on a page without script, keeping the filter", async () => {
     const repo = repository();
     largeBoard(repo, PAGE_SIZE + 7);
