@@ -1,7 +1,7 @@
 /**
  * `taskgate serve` in a real browser: the built CLI on a local checkout (a board with hostile
- * titles and a `--pr` review with a hostile body; a phases repository; a board of more tasks than a
- * page holds), its repository page and a pull request's page, the filters and paging without
+ * titles and a `--pr` review with a hostile body; a phases repository; a task folder with a hostile
+ * name; a board of more tasks than a page holds), its repository page and a pull request's page, the filters and paging without
  * JavaScript, every request on its own origin, the pages' policy on every document, hostile text as
  * text, and the pages' structure.
  */
@@ -181,6 +181,35 @@ describe("taskgate serve's pages for assistive technology", { timeout: BROWSER_T
     expect(await page.getByRole("img", { name: "The path of a through the workflow" }).count()).toBe(1);
 
     expect(offOrigin(seen, url)).toEqual([]);
+    expect(aborted).toEqual([]);
+  });
+});
+
+describe("a hostile task folder on taskgate serve's pull request page", { timeout: BROWSER_TIMEOUT }, () => {
+  it("keeps its name as text in the problem's link and message", async () => {
+    const repo = repository();
+    const name = `"><svg onload=alert(1)><img src=x onerror=alert(2)>`;
+    repo.write({ ".github/taskgate.yml": "preset: phases\n", [`tasks/${name}/.state`]: "research\n" });
+    repo.commit("base", "alice");
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.write({ [`tasks/${name}/.state`]: "done\n" });
+    repo.commit("moves", "carol");
+    const url = await serveCli(repo.dir);
+    const context = await chromium.context({ bypassCSP: true });
+    const page = await context.newPage();
+    const aborted = await keepLocal(page, url);
+    const dialogs = recordDialogs(page);
+    expect((await page.goto(`${url}/pull?base=main&head=feature`))?.status()).toBe(200);
+    await expectNothingInjected(page);
+    const problem = page.locator("section[aria-labelledby=problems] li");
+    expect(await problem.locator("a").innerText()).toBe(`tasks/${name}`);
+    const href = new URL((await problem.locator("a").getAttribute("href"))!);
+    expect([href.origin, href.pathname.endsWith(`/tasks/${encodeURIComponent(name)}`)]).toEqual([
+      "https://github.com",
+      true,
+    ]);
+    expect(await problem.innerText()).toContain(`"${name}" is not a valid task id`);
+    expect(dialogs).toEqual([]);
     expect(aborted).toEqual([]);
   });
 });
