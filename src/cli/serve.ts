@@ -4,6 +4,7 @@
  * filters), `/pull?base=REF&head=REF` a pull request's page (its reviews from `--pr`), and the
  * stylesheet is at `STYLESHEET_PATH`. Every request reads the checkout afresh, so a moved HEAD shows.
  */
+import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, resolve } from "node:path";
@@ -253,7 +254,8 @@ export async function serve(run: CommandRun): Promise<number> {
 }
 
 async function readPr(path: string): Promise<PrInput> {
-  const { readFile } = await import("node:fs/promises");
+  // A static import: the CLI's bundle turns `import()` of a builtin into a module whose only export
+  // is its default, where `readFile` is undefined.
   let text: string;
   try {
     text = await readFile(path, "utf8");
