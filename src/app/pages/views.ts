@@ -176,9 +176,13 @@ async function readTasks(
   reader.plan([sha], scope);
   const tree = await reader.tree(sha);
   await reader.cover([{ tree, scope }]);
-  const board = defaultConfig("board").limits;
-  const first = pageLimits(tree, stores, { maxFileBytes: board.max_file_bytes, ledgerBytes: board.max_ledger_bytes });
-  const entry = (await reader.readSnapshot(sha, scope, first)).files.get(CONFIG_PATH);
+  const defaultLimits = defaultConfig("board").limits;
+  const first = pageLimits(tree, stores, {
+    maxFileBytes: defaultLimits.max_file_bytes,
+    ledgerBytes: defaultLimits.max_ledger_bytes,
+  });
+  const guessed = await reader.readSnapshot(sha, scope, first);
+  const entry = guessed.files.get(CONFIG_PATH);
   if (!entry) return "not configured";
   let loaded: Loaded;
   try {
@@ -187,11 +191,18 @@ async function readTasks(
     if (!(error instanceof ConfigError)) throw error;
     return "invalid";
   }
-  // Read already when the store is where the preset keeps it by default: no request then.
   const own = storesOf(loaded);
+  const { limits } = loaded.config;
+  const sameLimits =
+    limits.max_file_bytes === defaultLimits.max_file_bytes &&
+    limits.max_ledger_bytes === defaultLimits.max_ledger_bytes;
+  const sameStore =
+    own.boardFiles.every((path) => stores.boardFiles.includes(path)) &&
+    (own.tasksDir === "" || own.tasksDir === stores.tasksDir);
+  // The store where the preset keeps it by default, read within the same limits: read already.
+  if (sameLimits && sameStore) return { loaded, snapshot: guessed };
   const pageScope = own.tasksDir === "" ? { paths: [CONFIG_PATH, ...own.boardFiles], prefixes: [] } : storeScope(own);
   await reader.cover([{ tree, scope: pageScope }]);
-  const { limits } = loaded.config;
   const read = pageLimits(tree, own, { maxFileBytes: limits.max_file_bytes, ledgerBytes: limits.max_ledger_bytes });
   return { loaded, snapshot: await reader.readSnapshot(sha, pageScope, read) };
 }
