@@ -4,7 +4,7 @@
  * (default 10,000; a quarter waiting on another, a fifth in review), in-process against `dist/`.
  * Times, as medians of BENCH_RUNS runs (default 7) after one warm-up, interleaved:
  *
- * - tasks: every task's row read from the snapshot (`repositoryTasks`: the board read, what each
+ * - tasks: every task's row read from the snapshot (`boardTasks`: the board read, what each
  *   waits on, who may review it);
  * - page: `repositoryPage` of the first page (200 rows, the counts, the waits-on list and graph);
  * - filtered: the same with `?role=frontend&page=3`;
@@ -25,7 +25,7 @@ if (!existsSync(join(ROOT, "dist/pages/repository.js"))) {
 }
 const load = (file) => import(pathToFileURL(join(ROOT, file)).href);
 const { parseConfig } = await load("dist/core/index.js");
-const { repositoryTasks } = await load("dist/pages/data.js");
+const { boardTasks } = await load("dist/pages/data.js");
 const { repositoryPage } = await load("dist/pages/repository.js");
 
 /** A board of `count` tasks as a snapshot: definitions, ledger and config, nothing else. */
@@ -73,22 +73,22 @@ const snapshot = boardSnapshot(TASKS);
 const page = (tasks, query) =>
   repositoryPage({ owner: "acme", repo: "board", branch: "main", sha: "0".repeat(40), preset: "board", tasks }, query);
 
-const tasks = repositoryTasks(config, snapshot);
+const tasks = boardTasks(config, snapshot);
 if (tasks.length !== TASKS) throw new Error(`read ${tasks.length} tasks of ${TASKS}`);
 const html = page(tasks);
 const rows = (html.match(/<tr><td>/g) ?? []).length;
 
 const [read, render, filtered, total] = await measure(
-  () => repositoryTasks(config, snapshot).length,
+  () => boardTasks(config, snapshot).length,
   () => page(tasks).length,
   () => page(tasks, "role=frontend&page=3").length,
-  () => page(repositoryTasks(config, snapshot)).length,
+  () => page(boardTasks(config, snapshot)).length,
 );
 /** The CPU time (user + system) of tasks + page, median of RUNS runs. */
 const cpuTimes = [];
 for (let run = 0; run < RUNS; run++) {
   const start = process.cpuUsage();
-  page(repositoryTasks(config, snapshot));
+  page(boardTasks(config, snapshot));
   const used = process.cpuUsage(start);
   cpuTimes.push((used.user + used.system) / 1000);
 }

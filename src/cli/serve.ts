@@ -20,7 +20,14 @@ import {
 } from "../core/index.js";
 import { GitRepository } from "../git/repository.js";
 import { escapeHtml } from "../pages/html.js";
-import { approverLogins, repositoryTasks, reviewViews, workflowGraph } from "../pages/data.js";
+import {
+  TEAMS_BY_NAME,
+  approverLogins,
+  repositoryTasks,
+  reviewViews,
+  teamsAmong,
+  workflowGraph,
+} from "../pages/data.js";
 import { CONTENT_SECURITY_POLICY, STYLESHEET, STYLESHEET_PATH, layout } from "../pages/layout.js";
 import { pullRequestPage } from "../pages/pull-request.js";
 import { repositoryPage } from "../pages/repository.js";
@@ -128,10 +135,22 @@ async function route(options: ServeOptions, request: IncomingMessage): Promise<R
 
 interface Checkout {
   readonly repo: GitRepository;
-  /** The repository as `origin` names it on GitHub, or `local/<folder>` without one. */
+  /** The repository as `origin` names it, or `local/<folder>` without one. */
   readonly owner: string;
   readonly name: string;
   readonly host?: string;
+  /** Whether `origin` is on GitHub: the pages link files, commits and people there only then. */
+  readonly onGitHub: boolean;
+}
+
+/**
+ * Whether a remote's host is GitHub: github.com, a GitHub Enterprise Cloud host (`*.ghe.com`), or
+ * the GitHub Enterprise Server host `GH_HOST` names (as GitHub's own CLI reads it).
+ */
+export function isGitHubHost(host: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const name = host.toLowerCase();
+  const enterprise = env.GH_HOST?.trim().toLowerCase();
+  return name === "github.com" || name === "www.github.com" || name.endsWith(".ghe.com") || name === enterprise;
 }
 
 /** The checkout, opened afresh: HEAD may have moved since the last request. */
@@ -139,13 +158,24 @@ async function openCheckout(dir: string): Promise<Checkout> {
   const repo = await GitRepository.open(dir);
   const origin = (await repo.configValues(["remote.origin.url"])).get("remote.origin.url");
   const match = origin && /^(?:[a-z+]+:\/\/)?(?:[^@/]+@)?([^/:]+)[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/i.exec(origin);
-  if (match) return { repo, host: match[1]!, owner: match[2]!, name: match[3]! };
-  return { repo, owner: "local", name: basename(await repo.workTreeRoot()) };
+  if (match) {
+    const host = match[1]!;
+    return { repo, host, owner: match[2]!, name: match[3]!, onGitHub: isGitHubHost(host) };
+  }
+  return { repo, owner: "local", name: basename(await repo.workTreeRoot()), onGitHub: false };
+}
+
+/** The note of a page that names teams: `serve` reads no GitHub, so they stay by name. */
+function teamNotes(named: Iterable<readonly string[] | undefined>, known: PrInput["teams"]): string[] {
+  const unknown = teamsAmong(named).filter(
+    (team) => !Object.keys(known ?? {}).some((key) => key.toLowerCase() === team.toLowerCase()),
+  );
+  return unknown.length > 0 ? [TEAMS_BY_NAME] : [];
 }
 
 /** The repository page: every task at HEAD, from its audit scope. */
 async function repositoryView(options: ServeOptions, query: URLSearchParams): Promise<string> {
-  const { repo, owner, name, host } = await openCheckout(options.repoDir);
+  const { repo, owner, name, host, onGitHub } = await openCheckout(options.repoDir);
   const sha = await repo.resolve("HEAD");
   const loaded = await loadConfig(repo, sha);
   if (!loaded) {
@@ -154,6 +184,11 @@ async function repositoryView(options: ServeOptions, query: URLSearchParams): Pr
   }
   const { config, model } = loaded;
   const snapshot = await repo.readSnapshot(sha, model.auditScope(), readLimits(config));
+  const tasks = repositoryTasks(loaded, snapshot, options.pr?.teams);
+  const notes = teamNotes(
+    tasks.map((task) => task.reviewers),
+    options.pr?.teams,
+  );
   return repositoryPage(
     {
       owner,
@@ -162,8 +197,10 @@ async function repositoryView(options: ServeOptions, query: URLSearchParams): Pr
       branch: await branchName(repo),
       sha,
       preset: config.preset === "board" ? "board" : "phases",
-      tasks: repositoryTasks(config, snapshot, options.pr?.teams),
+      tasks,
       href: "/",
+      ...(!onGitHub && { githubLinks: false }),
+      ...(notes.length > 0 && { teamNotes: notes }),
     },
     query,
   );
@@ -184,10 +221,15 @@ async function pullView(options: ServeOptions, query: URLSearchParams): Promise<
   if (!base || !head) {
     return messagePage(400, "Which pull request?", "The pull request page needs base and head.", PULL_HINT);
   }
-  const { repo, owner, name, host } = await openCheckout(options.repoDir);
+  const { repo, owner, name, host, onGitHub } = await openCheckout(options.repoDir);
   const judgement = await judgePullRequest(repo, { base, head, ...(options.pr && { pr: options.pr }) });
   const { report, loaded } = judgement;
   const config = loaded?.config;
+  const approvers = config && approverLogins(config, report, options.pr?.teams);
+  const notes = teamNotes(
+    [report.pending.flatMap((item) => item.approvers), ...Object.values(approvers ?? {})],
+    options.pr?.teams,
+  );
   const body = pullRequestPage({
     owner,
     repo: name,
@@ -198,8 +240,10 @@ async function pullView(options: ServeOptions, query: URLSearchParams): Promise<
     report,
     reviews: reviewViews(options.pr?.reviews ?? [], report),
     workflow: config ? workflowGraph(config) : { states: [], edges: [] },
-    ...(config && { approvers: approverLogins(config, report, options.pr?.teams) }),
+    ...(approvers && { approvers }),
     repositoryHref: "/",
+    ...(!onGitHub && { githubLinks: false }),
+    ...(notes.length > 0 && { teamNotes: notes }),
   });
   return { status: 200, body };
 }

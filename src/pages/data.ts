@@ -1,16 +1,20 @@
 /**
  * What the pages show that the core does not compute as such, derived here in pure functions from a
  * snapshot, the config and a report: the workflow as a graph, every task at a revision with who may
- * review it and what it waits on, and whether each review of a pull request counted.
+ * review it and what it waits on, and whether each review of a pull request counted. Nothing here
+ * builds a model: the phases tasks are read with the model the config loaded (its preset alone), the
+ * board's with the board's reader.
  */
 import {
   BOARD_EDGES,
   STATUSES,
-  createModel,
   entryOf,
   readBoard,
   workflowOf,
   type Config,
+  type FileEntry,
+  type Loaded,
+  type People,
   type Report,
   type Review,
   type Snapshot,
@@ -130,40 +134,134 @@ export function approverLogins(
 ): Record<string, string[]> {
   const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const principal of report.pending.flatMap((item) => item.approvers)) {
-    if (principal.startsWith("role:") || principal.startsWith("@")) {
-      out[principal] = principalLogins(config, principal, teams);
-    }
+    const known =
+      principal.startsWith("@") && Object.keys(teams).some((key) => key.toLowerCase() === principal.toLowerCase());
+    // A team whose members are unknown stands for nobody named: it shows by its name alone.
+    if (principal.startsWith("role:") || known) out[principal] = principalLogins(config, principal, teams);
   }
   return out;
 }
 
-/** The phases tasks at a revision: each with its state and, when it awaits a gate, its approvers. */
-export function phasesTasks(config: Config, snapshot: Snapshot): TaskView[] {
-  const built = createModel(config);
-  if (!built.ok) return [];
-  const model = built.model;
+/**
+ * The phases tasks at a revision: each with its state and, when it awaits a gate, who may approve it.
+ * Each task is explained from its own files (one pass over the snapshot groups them), so a store of
+ * N tasks costs O(N), not N reads of the whole store.
+ */
+export function phasesTasks(
+  loaded: Loaded,
+  snapshot: Snapshot,
+  teams: Readonly<Record<string, readonly string[]>> = {},
+): TaskView[] {
+  const { config, model } = loaded;
+  const workflow = workflowOf(config);
+  const byTask = workflow.ok ? filesByTask(snapshot, `${workflow.workflow.def.tasksDir}/`) : new Map();
   const out: TaskView[] = [];
   for (const id of model.taskIds(snapshot)) {
-    const explanation = model.explain(snapshot, id);
+    const own = byTask.get(id);
+    const explanation = model.explain(own ? { rev: snapshot.rev, files: own } : snapshot, id);
     if (!explanation) continue;
     const awaiting = explanation.next.some((step) => step.needs.some((need) => /approv/i.test(need)));
+    const reviewers = [
+      ...new Set(explanation.approvers.flatMap((principal) => principalLogins(config, principal, teams))),
+    ];
     out.push({
       id,
       state: explanation.state ?? "(unknown)",
-      ...(awaiting && explanation.approvers.length > 0 && { reviewers: explanation.approvers }),
+      ...(awaiting && reviewers.length > 0 && { reviewers }),
     });
   }
   return out;
 }
 
-/** Every task at a revision, for either preset. */
+/** The files of each task folder below `folder` (`tasks/`), by task id. */
+function filesByTask(snapshot: Snapshot, folder: string): Map<string, Map<string, FileEntry>> {
+  const out = new Map<string, Map<string, FileEntry>>();
+  for (const [path, entry] of snapshot.files) {
+    if (!path.startsWith(folder)) continue;
+    const slash = path.indexOf("/", folder.length);
+    if (slash < 0) continue;
+    const id = path.slice(folder.length, slash);
+    let files = out.get(id);
+    if (!files) out.set(id, (files = new Map()));
+    files.set(path, entry);
+  }
+  return out;
+}
+
+/** Every task at a revision, for either preset, with the model its config loaded. */
 export function repositoryTasks(
-  config: Config,
+  loaded: Loaded,
   snapshot: Snapshot,
   teams: Readonly<Record<string, readonly string[]>> = {},
 ): TaskView[] {
-  return config.preset === "board" ? boardTasks(config, snapshot, teams) : phasesTasks(config, snapshot);
+  return loaded.config.preset === "board"
+    ? boardTasks(loaded.config, snapshot, teams)
+    : phasesTasks(loaded, snapshot, teams);
 }
+
+const TEAM = /^@[^/\s]+\/[^/\s]+$/;
+
+/** The teams (`@org/team`) among who may review the tasks, each once, as written. */
+export function teamsAmong(names: Iterable<readonly string[] | undefined>): string[] {
+  const out = new Map<string, string>();
+  for (const list of names) {
+    for (const name of list ?? []) {
+      if (TEAM.test(name) && !out.has(name.toLowerCase())) out.set(name.toLowerCase(), name);
+    }
+  }
+  return [...out.values()];
+}
+
+/** The tasks with each team among their reviewers replaced by its members (never the task's owner). */
+export function expandTeams(
+  tasks: readonly TaskView[],
+  teams: Readonly<Record<string, readonly string[]>>,
+): TaskView[] {
+  const byKey = new Map(Object.entries(teams).map(([team, members]) => [team.toLowerCase(), members]));
+  if (byKey.size === 0) return [...tasks];
+  return tasks.map((task) => {
+    if (!task.reviewers?.some((name) => byKey.has(name.toLowerCase()))) return task;
+    const owner = ownerLogin(task.owner ?? null);
+    const reviewers = new Set<string>();
+    for (const name of task.reviewers) {
+      for (const login of byKey.get(name.toLowerCase()) ?? [name]) {
+        if (login.toLowerCase() !== owner) reviewers.add(login);
+      }
+    }
+    return { ...task, reviewers: [...reviewers] };
+  });
+}
+
+/** What a page knows of the teams it names: their members, and why some are not listed. */
+export interface TeamMembers {
+  /** Team → member logins, for the teams whose members GitHub listed. */
+  readonly members: Readonly<Record<string, readonly string[]>>;
+  /** One sentence per team whose members are unknown or incomplete. */
+  readonly notes: readonly string[];
+}
+
+/**
+ * The members of teams as GitHub answered (`people` of the repository port): a team GitHub does not
+ * show stays by name, with a note that its members could not be listed.
+ */
+export function teamMembersOf(teams: readonly string[], people: Pick<People, "teams" | "unresolved">): TeamMembers {
+  const members: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+  const notes: string[] = [];
+  for (const team of teams) {
+    const listed = Object.hasOwn(people.teams, team) ? people.teams[team]! : [];
+    const why = Object.hasOwn(people.unresolved, team) ? people.unresolved[team] : undefined;
+    if (why !== undefined && listed.length === 0) {
+      notes.push(`The members of ${team} could not be listed: ${why}.`);
+      continue;
+    }
+    members[team] = listed;
+    if (why !== undefined) notes.push(`${why}.`);
+  }
+  return { members, notes };
+}
+
+/** What a page says where no GitHub answers (`taskgate serve`): teams stay by name. */
+export const TEAMS_BY_NAME = "taskgate serve reads no GitHub: a team is shown by its name, not by its members.";
 
 /** One review of a pull request and whether it counted. */
 export interface ReviewView {

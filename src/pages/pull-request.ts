@@ -7,6 +7,7 @@
 import type { BotRecord, Pending, Report, Transition, Violation } from "../core/index.js";
 import { blobUrl, component, githubBase, link, segments, text, userUrl, type RepositoryRef } from "./html.js";
 import { dataTable, itemList, layout, section } from "./layout.js";
+import { notesOf } from "./repository.js";
 import type { ReviewView, WorkflowGraph } from "./data.js";
 import { pathThrough, workflowDiagram } from "./svg.js";
 
@@ -33,6 +34,13 @@ export interface PullRequestPageInput extends RepositoryRef {
   readonly withheld?: string;
   /** The repository page's path on this server; default `/taskgate/<owner>/<repo>`. */
   readonly repositoryHref?: string;
+  /**
+   * `false`: the repository is not on GitHub (a checkout without a GitHub `origin`): files, commits,
+   * people and the pull request are named as plain text, never linked. Default `true`.
+   */
+  readonly githubLinks?: boolean;
+  /** Sentences on the teams among the approvers: whose members could not be listed, or why teams stay by name. */
+  readonly teamNotes?: readonly string[];
 }
 
 const CONCLUSION_WORDS: Readonly<Record<Report["conclusion"], string>> = {
@@ -45,7 +53,7 @@ const CONCLUSION_WORDS: Readonly<Record<Report["conclusion"], string>> = {
 export function pullRequestPage(input: PullRequestPageInput): string {
   const report = input.report;
   const repositoryHref = input.repositoryHref ?? `/taskgate/${segments(input.owner, input.repo)}`;
-  const pullUrl = `${githubBase(input)}/pull/${component(String(input.number))}`;
+  const pullUrl = onGitHub(input) ? `${githubBase(input)}/pull/${component(String(input.number))}` : undefined;
   const body = [
     conclusionSection(input, pullUrl),
     section("moves", `Moves (${report.transitions.length})`, movesContent(input)),
@@ -62,7 +70,17 @@ export function pullRequestPage(input: PullRequestPageInput): string {
   });
 }
 
-function conclusionSection(input: PullRequestPageInput, pullUrl: string): string {
+/** Whether the page may link to GitHub: the repository lives there. */
+function onGitHub(input: PullRequestPageInput): boolean {
+  return input.githubLinks !== false;
+}
+
+/** A link to GitHub, or the label alone when the repository is not on GitHub. */
+function gitHubLink(input: PullRequestPageInput, href: string, label: string): string {
+  return onGitHub(input) ? link(href, label) : text(label);
+}
+
+function conclusionSection(input: PullRequestPageInput, pullUrl: string | undefined): string {
   const conclusion = input.report.conclusion;
   const withheld = input.withheld && input.report.records.length > 0 ? `<p>${text(input.withheld)}</p>` : "";
   return section(
@@ -70,8 +88,8 @@ function conclusionSection(input: PullRequestPageInput, pullUrl: string): string
     "Conclusion",
     `<div class="banner"><p><strong class="label state-${conclusion}">${text(conclusion)}</strong> ` +
       `${text(CONCLUSION_WORDS[conclusion])}</p><p>${text(input.report.summary)}</p>${withheld}` +
-      `<p>${link(pullUrl, "The pull request on GitHub")} · evaluated at ` +
-      `${link(`${githubBase(input)}/commit/${component(input.headSha)}`, input.headSha.slice(0, 7))}</p></div>`,
+      `<p>${pullUrl ? `${link(pullUrl, "The pull request on GitHub")} · ` : ""}evaluated at ` +
+      `${gitHubLink(input, `${githubBase(input)}/commit/${component(input.headSha)}`, input.headSha.slice(0, 7))}</p></div>`,
   );
 }
 
@@ -113,7 +131,7 @@ function moveDiagram(workflow: WorkflowGraph, move: Transition, index: number): 
 function where(input: PullRequestPageInput, item: Violation): string {
   if (!item.path) return text(item.task ? `task ${item.task}` : "(pull request)");
   const label = item.line !== undefined ? `${item.path}:${item.line}` : item.path;
-  return link(blobUrl(input, input.headSha, item.path, item.line), label);
+  return gitHubLink(input, blobUrl(input, input.headSha, item.path, item.line), label);
 }
 
 function problemsContent(input: PullRequestPageInput): string {
@@ -135,26 +153,30 @@ function approver(input: PullRequestPageInput, principal: string): string {
       ? ""
       : logins.length === 0
         ? ` (${text("nobody")})`
-        : ` (${logins.map((login) => link(userUrl(input.host, login), login)).join(", ")})`;
+        : ` (${logins.map((login) => (login.startsWith("@") ? text(login) : gitHubLink(input, userUrl(input.host, login), login))).join(", ")})`;
   return `<span class="mono">${text(principal)}</span>${people}`;
 }
 
 function pendingContent(input: PullRequestPageInput): string {
-  return itemList(
-    input.report.pending.map(
-      (item: Pending) =>
-        `${where(input, item)}<p>${text(item.message)}</p>` +
-        `<p><strong>Who may approve:</strong> ${item.approvers.map((who) => approver(input, who)).join(", ")}</p>` +
-        `<p class="muted">${text(item.hint)}</p>`,
-    ),
-    "No gate waits for approval.",
+  return (
+    itemList(
+      input.report.pending.map(
+        (item: Pending) =>
+          `${where(input, item)}<p>${text(item.message)}</p>` +
+          `<p><strong>Who may approve:</strong> ${item.approvers.map((who) => approver(input, who)).join(", ")}</p>` +
+          `<p class="muted">${text(item.hint)}</p>`,
+      ),
+      "No gate waits for approval.",
+    ) + (input.report.pending.length > 0 ? notesOf(input.teamNotes) : "")
   );
 }
 
 function reviewsContent(input: PullRequestPageInput): string {
   if (input.reviews.length === 0) return `<p class="muted">${text("No reviews yet.")}</p>`;
   const rows = input.reviews.map((review) => [
-    review.login === null ? text("(deleted account)") : link(userUrl(input.host, review.login), review.login),
+    review.login === null
+      ? text("(deleted account)")
+      : gitHubLink(input, userUrl(input.host, review.login), review.login),
     text(review.state),
     review.submittedAt ? `<time datetime="${text(review.submittedAt)}">${text(review.submittedAt)}</time>` : "",
     review.commit ? `<code>${text(review.commit.slice(0, 7))}</code>` : "",

@@ -24,6 +24,13 @@ export interface RepositoryPageInput extends RepositoryRef {
   readonly tasks: readonly TaskView[];
   /** This page's path on the server, for filter links and the form; default `/taskgate/<owner>/<repo>`. */
   readonly href?: string;
+  /**
+   * `false`: the repository is not on GitHub (a checkout without a GitHub `origin`), so the page
+   * links nothing there and names the repository as plain text. Default `true`.
+   */
+  readonly githubLinks?: boolean;
+  /** Sentences on the teams among who may review: whose members could not be listed, or why teams stay by name. */
+  readonly teamNotes?: readonly string[];
 }
 
 /** The query string's filters; unknown parameters are ignored. */
@@ -84,12 +91,15 @@ export function repositoryPage(
     section("filters", "Filter", filterForm(input, query, href)),
     section("tasks", `Tasks (${selected.length} of ${input.tasks.length})`, tasksContent(input, selected, query, href)),
     section("blocked", "Who waits on whom", blockedContent(selected, byId)),
-    section("review", "Waiting for review", reviewContent(selected)),
+    section("review", "Waiting for review", reviewContent(selected) + notesOf(input.teamNotes)),
   ].join("\n");
   return layout({
     title: `Tasks of ${input.owner}/${input.repo}`,
     kicker: `${input.branch}${input.sha ? ` at ${input.sha.slice(0, 7)}` : ""} · ${input.preset}`,
-    crumbs: [{ label: `${input.owner}/${input.repo}`, href: githubBase(input) }, { label: "tasks" }],
+    crumbs: [
+      { label: `${input.owner}/${input.repo}`, ...(input.githubLinks !== false && { href: githubBase(input) }) },
+      { label: "tasks" },
+    ],
     body,
   });
 }
@@ -225,4 +235,9 @@ function reviewContent(selected: readonly TaskView[]): string {
       ? `<p class="muted">${text(`${waiting.length - MAX_LISTED} more not listed; filter to narrow.`)}</p>`
       : "";
   return itemList(items, "No task waits for review.") + more;
+}
+
+/** Notes under a list of people (teams whose members are unknown), each as muted text. */
+export function notesOf(notes: readonly string[] | undefined): string {
+  return (notes ?? []).map((note) => `<p class="muted">${text(note)}</p>`).join("");
 }

@@ -14,13 +14,16 @@ import { taskgateApp } from "../../src/app/index.js";
 import { TaskgateOctokit } from "../../src/app/octokit.js";
 import { Octokit } from "@octokit/rest";
 import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
-import { webHostOf } from "../../src/app/pages/views.js";
+import { viewsRenderer, webHostOf } from "../../src/app/pages/views.js";
 import { evaluatePullRequest } from "../../src/github/pull-request.js";
 import { STYLESHEET, STYLESHEET_PATH } from "../../src/pages/layout.js";
 import { apiFor, kinds } from "../github/helpers.js";
 import { board, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub, privateKey, type RecordedRequest } from "../helpers/fake-github.js";
 import { appSandbox } from "../helpers/probot.js";
+import { importRepository, phasesTasks } from "../helpers/scale.js";
+import type { TempRepo } from "../helpers/git.js";
+import { execFileSync } from "node:child_process";
 import { expectSafe } from "../pages/helpers.js";
 
 const sandbox = appSandbox();
@@ -189,6 +192,36 @@ describe("the pull request's page", () => {
     expect(fake.schemaErrors).toEqual([]);
   });
 
+  it("names the members of a team that may approve, read in one batch more than the evaluation's", async () => {
+    const repo = sandbox.repo();
+    repo.write({
+      ".github/taskgate.yml": 'preset: phases\napprovals:\n  approvers: ["@acme/leads", "@acme/gone", "lee"]\n',
+      "tasks/a/.state": "research\n",
+      "tasks/a/SPEC.md": "s\n",
+    });
+    repo.commit("base", "alice");
+    repo.git("checkout", "-q", "-b", "feature");
+    repo.write({ "tasks/a/.state": "research:awaiting_approval\n", "tasks/a/RESEARCH.md": "r\n" });
+    repo.commit("moves", "carol");
+    const fake = sandbox.github(repo, { head: "feature" });
+    fake.teams["@acme/leads"] = ["lena", "lou"];
+    const url = await serve(fake);
+    const browser = new Browser();
+    await browser.signIn(url);
+    const before = fake.requests.length;
+    const html = await (await browser.get(`${url}/taskgate/acme/web/pull/${fake.number}`)).text();
+    expect(html).toContain(
+      '<span class="mono">@acme/leads</span> (<a href="https://github.com/lena">lena</a>, <a href="https://github.com/lou">lou</a>)',
+    );
+    expect(html).toContain('<span class="mono">@acme/gone</span>,');
+    expect(html).toContain("The members of @acme/gone could not be listed");
+    expect(fake.teamQueries).toBe(2);
+    const served = pageReads(fake.requests.slice(before));
+    fake.requests.length = 0;
+    await evaluatePullRequest(apiFor(fake), fake.number);
+    expect(served).toEqual([...pageReads(fake.requests), "Batch"]);
+  });
+
   it("is a 404 for a pull request that does not exist", async () => {
     const fake = phasesPull();
     const url = await serve(fake);
@@ -218,16 +251,9 @@ describe("the repository page", () => {
     expect(html).toContain("t2");
     expect(html).toContain("Second task");
     expect(html).toContain("quinn");
-    // The audit's reads of the default branch: its config, then its audit scope in one tree and one batch.
-    expect(pageReads(fake.requests.slice(before))).toEqual([
-      "DefaultBranch",
-      "Folders",
-      "Folders",
-      "Batch",
-      "Folders",
-      "GET /git/trees/<sha> recursive",
-      "Batch",
-    ]);
+    // The default branch's head, then one listing of folders (the root, .github, planning and state
+    // at once) and one batch of blobs: the config with the board's two files.
+    expect(pageReads(fake.requests.slice(before))).toEqual(["DefaultBranch", "Folders", "Batch"]);
   });
 
   it("filters by the query string", async () => {
@@ -291,5 +317,159 @@ describe("what every visitor gets", () => {
       expect(html).not.toContain("alert");
     }
     expect(pageReads(fake.requests.slice(before))).toEqual([]);
+  });
+});
+
+/** A repository of `files` on main, built by one `git fast-import` (thousands of tasks in seconds). */
+function imported(files: ReadonlyMap<string, string>): TempRepo {
+  // glibc hands memory back on each free by default: one system call per object for fast-import.
+  process.env.MALLOC_TOP_PAD_ ??= String(2 ** 28);
+  const made = importRepository([{ branch: "main", author: "alice", files }]);
+  const repo: TempRepo = {
+    dir: made.dir,
+    git: (...args: string[]) =>
+      execFileSync("git", args, { cwd: made.dir, encoding: "utf8", maxBuffer: 2 ** 30 }).trim(),
+    write: () => {
+      throw new Error("an imported repository is read-only");
+    },
+    symlink: () => {
+      throw new Error("an imported repository is read-only");
+    },
+    commit: () => {
+      throw new Error("an imported repository is read-only");
+    },
+    remove: made.remove,
+  };
+  sandbox.repos.push(repo);
+  return repo;
+}
+
+/** A board of `count` tasks, a fifth of them waiting for review by role qa (a login and a team). */
+function boardOf(count: number, qa = '[quinn, "@acme/qa"]'): Map<string, string> {
+  const definitions = [];
+  const ledger: Record<string, ReturnType<typeof entry>> = {};
+  for (let i = 0; i < count; i++) {
+    definitions.push(def(`t${i}`, { depends_on: i % 4 === 1 ? [`t${i - 1}`] : [] }));
+    if (i % 5 === 0) ledger[`t${i}`] = entry("review", { owner: `dev${i % 7}` });
+  }
+  return new Map(
+    Object.entries({
+      ".github/taskgate.yml": `preset: board\nroles:\n  qa: ${qa}\n  backend: [carol]\n`,
+      ...(board(definitions, ledger, 1) as Record<string, string>),
+    }),
+  );
+}
+
+/** A phases store of `count` tasks (`test/helpers/scale.ts`), with a gate approved by a role with a team. */
+function phasesOf(count: number, tasksDir = "tasks"): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [path, text] of phasesTasks(count)) files.set(path.replace(/^tasks\//, `${tasksDir}/`), text);
+  files.set(`${tasksDir}/a/.state`, "research:awaiting_approval\n");
+  files.set(`${tasksDir}/a/SPEC.md`, "s\n");
+  files.set(
+    ".github/taskgate.yml",
+    `preset: phases\n${tasksDir === "tasks" ? "" : `workflow:\n  tasks_dir: ${tasksDir}\n`}roles:\n  leads: [lee, "@acme/leads"]\napprovals:\n  approvers: ["role:leads"]\n`,
+  );
+  return files;
+}
+
+/** The repository page of the fake's repository, through the App's renderer; and what it cost. */
+async function repositoryPageOf(fake: FakeGitHub): Promise<{ html: string; reads: string[] }> {
+  const before = fake.requests.length;
+  const html = await viewsRenderer.render("repository", {
+    owner: fake.owner,
+    repo: fake.name,
+    query: new URLSearchParams(),
+    octokit: apiFor(fake).octokit,
+    appId: 1,
+    baseUrl: "http://127.0.0.1",
+  });
+  return { html: html!, reads: kinds(fake.requests.slice(before)) };
+}
+
+describe("the repository page's reads", () => {
+  it("a board: the head, one listing of folders, one batch, and the team's members in one more", async () => {
+    const fake = sandbox.github(imported(boardOf(100)), { head: "main" });
+    fake.teams["@acme/qa"] = ["rita", "dev0"];
+    const { html, reads } = await repositoryPageOf(fake);
+    expect(reads).toEqual(["DefaultBranch", "Folders", "Batch", "Batch"]);
+    expect(fake.teamQueries).toBe(1);
+    // t0 is dev0's: dev0 never reviews it, rita and quinn may.
+    expect(html).toMatch(
+      /<code>t0<\/code> \(dev0\)[\s\S]*?May review:<\/strong> <span class="mono">quinn<\/span>, <span class="mono">rita<\/span><\/p>/,
+    );
+    expect(html).not.toContain("@acme/qa");
+    expect(fake.schemaErrors).toEqual([]);
+  });
+
+  it("a phases store: the head, one listing of folders, the store's one recursive listing, one batch", async () => {
+    const fake = sandbox.github(imported(phasesOf(100)), { head: "main" });
+    fake.teams["@acme/leads"] = ["lena"];
+    const { html, reads } = await repositoryPageOf(fake);
+    expect(reads).toEqual(["DefaultBranch", "Folders", "GET /git/trees/<sha> recursive", "Batch", "Batch"]);
+    expect(html).toContain("t00042");
+    expect(html).toMatch(
+      /<code>a<\/code>[\s\S]*?May review:<\/strong> <span class="mono">lee<\/span>, <span class="mono">lena<\/span>/,
+    );
+  });
+
+  /** The repository page of a generated repository of `count` tasks, in a fake of its own. */
+  async function readsAt(files: (count: number) => Map<string, string>, count: number): Promise<string[]> {
+    const fake = sandbox.github(imported(files(count)), { head: "main", name: `${files.name}-${count}` });
+    fake.teams[files === boardOf ? "@acme/qa" : "@acme/leads"] = ["rita"];
+    const page = await repositoryPageOf(fake);
+    expect(page.html).toContain(`of ${files === boardOf ? count : count + 1})`);
+    expect(page.html).toContain("rita");
+    nock.cleanAll(); // the next repository's fake answers alone
+    return page.reads;
+  }
+
+  it("a board of 10,000 tasks costs the requests a board of 100 costs", async () => {
+    const small = await readsAt(boardOf, 100);
+    expect(small).toEqual(["DefaultBranch", "Folders", "Batch", "Batch"]);
+    expect(await readsAt(boardOf, 10_000)).toEqual(small);
+  }, 60_000);
+
+  it("a phases store of 10,000 tasks reads its blobs in the one batch 100 tasks take", async () => {
+    const small = await readsAt(phasesOf, 100);
+    expect(small).toEqual(["DefaultBranch", "Folders", "GET /git/trees/<sha> recursive", "Batch", "Batch"]);
+    const large = await readsAt(phasesOf, 10_000);
+    // Only the state files are read, and tasks share their contents: one batch as for 100 tasks.
+    expect(large.filter((kind) => kind === "Batch")).toEqual(["Batch", "Batch"]);
+    // GitHub cuts a recursive listing past 7 MB (10,000 task folders, 55,000 entries): the folders it
+    // left out are listed 200 to a request, as a check lists them.
+    expect(large.slice(0, 3)).toEqual(small.slice(0, 3));
+    expect(new Set(large.slice(3, -2))).toEqual(new Set(["Folders"]));
+  }, 120_000);
+
+  it("a store the config moves costs one more round: its listing and its batch", async () => {
+    const fake = sandbox.github(imported(phasesOf(50, "work/tasks")), { head: "main" });
+    const { html, reads } = await repositoryPageOf(fake);
+    expect(reads).toEqual([
+      "DefaultBranch",
+      "Folders",
+      "Batch",
+      "Folders",
+      "GET /git/trees/<sha> recursive",
+      "Batch",
+      "Batch",
+    ]);
+    expect(html).toContain("t00042");
+  });
+
+  it("names a team GitHub does not show, and says its members could not be listed", async () => {
+    const fake = sandbox.github(imported(boardOf(10)), { head: "main" });
+    fake.organizations.add("acme");
+    const { html, reads } = await repositoryPageOf(fake);
+    expect(reads).toEqual(["DefaultBranch", "Folders", "Batch", "Batch"]);
+    expect(html).toContain('<span class="mono">@acme/qa</span>');
+    expect(html).toContain("The members of @acme/qa could not be listed");
+  });
+
+  it("reads no team when no reviewer names one", async () => {
+    const fake = sandbox.github(imported(boardOf(10, "[quinn]")), { head: "main" });
+    const { reads } = await repositoryPageOf(fake);
+    expect(reads).toEqual(["DefaultBranch", "Folders", "Batch"]);
+    expect(fake.teamQueries).toBe(0);
   });
 });

@@ -173,15 +173,18 @@ describe("taskgate loads only what a command needs", () => {
     expect(matching(scope.sources, ["src/cli/hook.ts", "src/cli/pr-file.ts"])).toEqual([]);
   });
 
-  it("serve loads its pages and neither the authoring commands, the hook nor PR.json's schema", () => {
+  it("serve loads its pages and the board's reader, and no authoring module, preset model, hook nor PR.json's schema", () => {
     const serve = load(["serve", "--port", "70000"], phases.dir);
     expect(serve.code).toBe(2);
     expect(serve.sources).toContain("src/cli/serve.ts");
     expect(serve.sources).toContain("src/pages/repository.ts");
-    // The pages' task list builds the model of either preset (core/judge.ts's createModel), which
-    // holds the presets' builders; the commands that write and their transaction stay unloaded.
-    const writers = ["src/cli/authoring.ts", "src/git/transaction.ts", "src/cli/hook.ts", "src/cli/pr-file.ts"];
-    expect(matching(serve.sources, writers)).toEqual([]);
+    expect(serve.sources).toContain("src/pages/data.ts");
+    // The pages read a board with its reader alone, and a phases store with the model the config
+    // loads when a page is asked for: no preset's model at start, and nothing that writes.
+    expect(serve.sources).toContain("src/core/board/reader.ts");
+    const models = ["src/core/board/model.ts", ...PHASES_MODEL, "src/core/evaluate.ts"];
+    const writers = [...AUTHORING, "src/core/followups.ts", "src/cli/hook.ts", "src/cli/pr-file.ts"];
+    expect(matching(serve.sources, [...models, ...writers])).toEqual([]);
   });
 
   it("the usage and the version print as the redactor would print them", async () => {

@@ -173,6 +173,44 @@ describe("taskgate serve", () => {
     expect((await get(running, "/pull?base=main&head=feature")).body).toContain("https://github.com/acme/widgets/");
   });
 
+  it("links nowhere without an origin on GitHub: no remote, or a remote elsewhere", async () => {
+    for (const remote of [
+      undefined,
+      "git@gitlab.example.com:acme/widgets.git",
+      "https://git.example.org/acme/widgets",
+    ]) {
+      const repo = phasesRepo();
+      if (remote) repo.git("remote", "add", "origin", remote);
+      const running = await serveRepo(repo);
+      for (const path of ["/", "/pull?base=main&head=feature"]) {
+        const page = await get(running, path);
+        expect(page.status, `${remote} ${path}`).toBe(200);
+        expect(page.body, `${remote} ${path}`).not.toMatch(/href="https?:/);
+        expect(page.body, `${remote} ${path}`).not.toContain("undefined");
+      }
+      const home = (await get(running, "/")).body;
+      expect(home).toContain(remote ? "Tasks of acme/widgets" : "Tasks of local/");
+      expect((await get(running, "/pull?base=main&head=feature")).body).toContain("tasks/login/.state");
+    }
+  });
+
+  it("says that teams stay by name, since serve reads no GitHub", async () => {
+    const repo = phasesRepo();
+    repo.write({ ".github/taskgate.yml": 'preset: phases\napprovals:\n  approvers: ["@acme/leads", "lee"]\n' });
+    repo.commit("a team approves");
+    repo.git("checkout", "-q", "feature");
+    repo.git("merge", "-q", "--no-edit", "main");
+    repo.write({ "tasks/signup/.state": "research:awaiting_approval\n", "tasks/signup/SPEC.md": SPEC });
+    repo.write({ "tasks/signup/RESEARCH.md": "r\n" });
+    repo.commit("signup waits");
+    const running = await serveRepo(repo);
+    const home = (await get(running, "/")).body;
+    expect(home).toContain("@acme/leads");
+    expect(home).toContain("taskgate serve reads no GitHub: a team is shown by its name, not by its members.");
+    const pull = (await get(running, "/pull?base=main&head=feature")).body;
+    expect(pull).toContain("taskgate serve reads no GitHub");
+  });
+
   it("listens on 127.0.0.1 only", async () => {
     const running = await serveRepo(phasesRepo());
     const address = running.server.address();

@@ -115,6 +115,25 @@ describe("pullRequestPage", () => {
     );
   });
 
+  it("links nothing to GitHub for a repository that is not there, and says why a team stays by name", () => {
+    const html = pullRequestPage(
+      input({
+        owner: "local",
+        repo: "site",
+        githubLinks: false,
+        approvers: { "role:qa": ["quinn", "@acme/qa"] },
+        teamNotes: ["The members of @acme/qa could not be listed: GitHub shows no team @acme/qa to taskgate."],
+      }),
+    );
+    expectSafe(html);
+    expect(html).not.toMatch(/href="https?:/);
+    expect(html).not.toContain("undefined");
+    expect(html).toContain("tasks/t1/PLAN.md:12");
+    expect(html).toContain('<span class="mono">role:qa</span> (quinn, @acme/qa)');
+    expect(html).toContain("The members of @acme/qa could not be listed");
+    expect(html).not.toContain("The pull request on GitHub");
+  });
+
   it("says whether each review counted and why not", () => {
     const views = reviewViews(REVIEWS, report());
     expect(views.map((view) => [view.login, view.counted])).toEqual([

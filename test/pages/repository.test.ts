@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { boardTasks, membersOf, phasesTasks, repositoryTasks, type TaskView } from "../../src/pages/data.js";
+import { createModel, type Config, type Loaded } from "../../src/core/index.js";
+import {
+  boardTasks,
+  expandTeams,
+  membersOf,
+  phasesTasks,
+  repositoryTasks,
+  teamMembersOf,
+  teamsAmong,
+  type TaskView,
+} from "../../src/pages/data.js";
 import {
   PAGE_SIZE,
   filterTasks,
@@ -33,6 +43,13 @@ const FILES = board(
 );
 const TASKS = boardTasks(CONFIG, snapshot(FILES), { "@acme/qa": ["rita"] });
 
+/** The config with the model it builds, as `loadConfig` gives them. */
+function loaded(given: Config): Loaded {
+  const built = createModel(given);
+  if (!built.ok) throw new Error(JSON.stringify(built.issues));
+  return { config: given, model: built.model };
+}
+
 function input(tasks: readonly TaskView[] = TASKS, extra: Partial<RepositoryPageInput> = {}): RepositoryPageInput {
   return { owner: "acme", repo: "site", branch: "main", sha: "abcdef0123", preset: "board", tasks, ...extra };
 }
@@ -57,16 +74,75 @@ describe("the board's tasks", () => {
     // The owner never reviews their own task; the team is expanded to its members.
     expect(TASKS.find((t) => t.id === "c")!.reviewers).toEqual(["rita"]);
     expect(membersOf(CONFIG, "qa")).toEqual(["quinn", "@acme/qa"]);
-    expect(repositoryTasks(CONFIG, snapshot(FILES))).toHaveLength(5);
+    expect(repositoryTasks(loaded(CONFIG), snapshot(FILES))).toHaveLength(5);
   });
 
   it("reads the phases tasks with their states", () => {
     const files = { ".github/taskgate.yml": "preset: phases\n", ...task("t1", "new"), ...task("t2", "implement") };
-    const tasks = phasesTasks(config(), snapshot(files));
+    const tasks = phasesTasks(loaded(config()), snapshot(files));
     expect(tasks.map((t) => [t.id, t.state])).toEqual([
       ["t1", "new"],
       ["t2", "implement"],
     ]);
+  });
+});
+
+describe("who may review, by login", () => {
+  const PHASES = config(
+    'preset: phases\nroles:\n  leads: [lee, "@acme/qa"]\napprovals:\n  approvers: ["role:leads"]\n',
+  );
+
+  it("names the people of a phases gate's roles, its teams by name until their members are known", () => {
+    const files = {
+      ".github/taskgate.yml": "preset: phases\n",
+      ...task("t1", "research:awaiting_approval", { "SPEC.md": "s\n", "RESEARCH.md": "r\n" }),
+      ...task("t2", "research", { "SPEC.md": "s\n" }),
+    };
+    const tasks = phasesTasks(loaded(PHASES), snapshot(files));
+    expect(tasks.find((t) => t.id === "t1")!.reviewers).toEqual(["lee", "@acme/qa"]);
+    expect(teamsAmong(tasks.map((t) => t.reviewers))).toEqual(["@acme/qa"]);
+    const expanded = phasesTasks(loaded(PHASES), snapshot(files), { "@ACME/qa": ["rita", "lee"] });
+    expect(expanded.find((t) => t.id === "t1")!.reviewers).toEqual(["lee", "rita"]);
+  });
+
+  it("expands a team into its members afterwards, never naming the task's owner", () => {
+    const named = boardTasks(CONFIG, snapshot(FILES));
+    expect(named.find((t) => t.id === "c")!.reviewers).toEqual(["@acme/qa"]);
+    const tasks = expandTeams(named, { "@acme/QA": ["quinn", "rita"] });
+    expect(tasks.find((t) => t.id === "c")!.reviewers).toEqual(["rita"]);
+    expect(tasks.find((t) => t.id === "a")).toBe(named.find((t) => t.id === "a"));
+    expect(teamsAmong([["@acme/qa", "@ACME/QA", "quinn", "@nobody", "anyone with write permission"]])).toEqual([
+      "@acme/qa",
+    ]);
+  });
+
+  it("keeps a team GitHub does not show by name, and says its members could not be listed", () => {
+    const teams = teamMembersOf(["@acme/qa", "@acme/gone", "@acme/big"], {
+      teams: { "@acme/qa": ["rita"], "@acme/gone": [], "@acme/big": ["bo"] },
+      unresolved: {
+        "@acme/gone": "GitHub shows no team @acme/gone to taskgate",
+        "@acme/big": "@acme/big has 300 members and GitHub lists 1; the others are not recognised",
+      },
+    });
+    expect(teams.members).toEqual({ "@acme/qa": ["rita"], "@acme/big": ["bo"] });
+    expect(teams.notes).toEqual([
+      "The members of @acme/gone could not be listed: GitHub shows no team @acme/gone to taskgate.",
+      "@acme/big has 300 members and GitHub lists 1; the others are not recognised.",
+    ]);
+    const html = repositoryPage(
+      input(expandTeams(boardTasks(CONFIG, snapshot(FILES)), teams.members), { teamNotes: teams.notes }),
+    );
+    expect(html).toContain("The members of @acme/gone could not be listed");
+  });
+});
+
+describe("a repository that is not on GitHub", () => {
+  it("names the repository as text and links nothing to GitHub", () => {
+    const html = repositoryPage(input(TASKS, { owner: "local", repo: "site", githubLinks: false }));
+    expect(html).not.toContain("github.com");
+    expect(html).not.toContain("undefined");
+    expect(html).toContain("local/site");
+    expect(repositoryPage(input())).toContain('href="https://github.com/acme/site"');
   });
 });
 

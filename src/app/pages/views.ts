@@ -1,15 +1,40 @@
 /**
  * The renderer of the App's pages: reads what a page shows through the App's installation, with
- * the same requests as a check (a pull request's page is its evaluation; the repository page is the
- * default branch's config and its audit scope: one tree and one batch), and hands it to the views
- * of `pages/`. The stylesheet is served beside the pages, at `STYLESHEET_PATH`.
+ * the same requests as a check, and hands it to the views of `pages/`. A pull request's page is its
+ * evaluation; the repository page reads the default branch's head, then one listing of folders (the
+ * root with the folders of the config and of each preset's default task store), the task store's
+ * recursive listing when it is a folder of tasks, and one batch of blobs (the config with the
+ * tasks). Teams among who may review or approve are read in one more batch, once per render. The
+ * stylesheet is served beside the pages, at `STYLESHEET_PATH`.
  */
-import { CONFIG_PATH, ConfigError, loadConfig, readLimits } from "../../core/index.js";
+import {
+  APPROVALS_FILE,
+  CONFIG_PATH,
+  ConfigError,
+  STATE_FILE,
+  configOf,
+  defaultConfig,
+  workflowOf,
+  type Loaded,
+  type ReadLimits,
+  type Snapshot,
+  type SnapshotScope,
+} from "../../core/index.js";
 import { GitHubApi, type Octokit } from "../../github/api.js";
 import { GitHubError } from "../../github/errors.js";
 import { evaluatePullRequest, type Evaluation } from "../../github/pull-request.js";
 import { GitHubRepository } from "../../github/repository.js";
-import { approverLogins, repositoryTasks, reviewViews, workflowGraph } from "../../pages/data.js";
+import { snapshotOf, type Tree } from "../../github/trees.js";
+import {
+  approverLogins,
+  expandTeams,
+  repositoryTasks,
+  reviewViews,
+  teamMembersOf,
+  teamsAmong,
+  workflowGraph,
+  type TeamMembers,
+} from "../../pages/data.js";
 import { STYLESHEET, STYLESHEET_PATH } from "../../pages/layout.js";
 import { pullRequestPage } from "../../pages/pull-request.js";
 import { repositoryPage } from "../../pages/repository.js";
@@ -48,6 +73,17 @@ async function pullPage(input: PageInput): Promise<string | undefined> {
   const evaluation = await evaluated(input, input.number);
   if (!evaluation) return undefined;
   const { facts, report, config } = evaluation;
+  let approvers: Record<string, string[]> | undefined;
+  let teamNotes: readonly string[] = [];
+  if (config) {
+    const named = approverLogins(config, report);
+    const teams = await teamsRead(
+      evaluation.repo ?? new GitHubRepository(apiOf(input)),
+      teamsAmong([report.pending.flatMap((item) => item.approvers), ...Object.values(named)]),
+    );
+    approvers = approverLogins(config, report, teams.members);
+    teamNotes = teams.notes;
+  }
   return pullRequestPage({
     owner: input.owner,
     repo: input.repo,
@@ -57,36 +93,143 @@ async function pullPage(input: PageInput): Promise<string | undefined> {
     report,
     reviews: reviewViews(facts.reviews, report),
     workflow: config ? workflowGraph(config) : { states: [], edges: [] },
-    ...(config && { approvers: approverLogins(config, report) }),
+    ...(approvers && { approvers }),
+    ...(teamNotes.length > 0 && { teamNotes }),
     ...(evaluation.incomplete && { withheld: "GitHub did not show everything the rules need" }),
   });
 }
 
-/** The repository page: every task on the default branch, from its audit scope. */
+/**
+ * The members of the teams a page names, in one `Batch` (the port's `people`, as an evaluation
+ * reads team approvals); no request when it names none.
+ */
+async function teamsRead(reader: GitHubRepository, teams: readonly string[]): Promise<TeamMembers> {
+  if (teams.length === 0) return { members: {}, notes: [] };
+  const people = await reader.people({ logins: [], teams, commits: [] });
+  return teamMembersOf(teams, people);
+}
+
+/** Where each preset keeps its task store when the config does not say. */
+interface Stores {
+  readonly boardFiles: readonly string[];
+  readonly tasksDir: string;
+}
+
+let defaults: Stores | undefined;
+function defaultStores(): Stores {
+  if (defaults) return defaults;
+  const board = defaultConfig("board").board;
+  const phases = workflowOf(defaultConfig("phases"));
+  defaults = {
+    boardFiles: [board.definitions, board.ledger],
+    tasksDir: phases.ok ? phases.workflow.def.tasksDir : "tasks",
+  };
+  return defaults;
+}
+
+/** What the repository page reads of a store: the config, the board's two files, the phases' task folders. */
+function storeScope(stores: Stores): SnapshotScope {
+  return { paths: [CONFIG_PATH, ...stores.boardFiles], prefixes: [`${stores.tasksDir}/`] };
+}
+
+/** The stores a valid config names (one preset's). */
+function storesOf(loaded: Loaded): Stores {
+  const { config } = loaded;
+  if (config.preset === "board") return { boardFiles: [config.board.definitions, config.board.ledger], tasksDir: "" };
+  const workflow = workflowOf(config);
+  return { boardFiles: [], tasksDir: workflow.ok ? workflow.workflow.def.tasksDir : "" };
+}
+
+/**
+ * The limits of a page's read: of a phases task folder only its state and approvals are read (what
+ * a task's state and gate come from), every other file is listed and not read; the config and the
+ * board's files up to the limits they have.
+ */
+function pageLimits(tree: Tree, stores: Stores, limits: { maxFileBytes: number; ledgerBytes: number }): ReadLimits {
+  const perPath: Record<string, number> = { [CONFIG_PATH]: limits.maxFileBytes };
+  for (const path of stores.boardFiles) perPath[path] = limits.ledgerBytes;
+  if (stores.tasksDir !== "") {
+    const folder = `${stores.tasksDir}/`;
+    const scope = { paths: [], prefixes: [folder] };
+    for (const path of snapshotOf(tree, scope, { maxFileBytes: 0 }, NOTHING_READ).files.keys()) {
+      const name = path.slice(path.lastIndexOf("/") + 1);
+      const inTask = path.indexOf("/", folder.length) === path.length - name.length - 1;
+      if (inTask && (name === STATE_FILE || name === APPROVALS_FILE)) perPath[path] = limits.maxFileBytes;
+    }
+  }
+  return { maxFileBytes: 0, perPath };
+}
+
+const NOTHING_READ = new Map<string, never>();
+
+/**
+ * The default branch's tasks at `sha`: the config and the stores where the presets keep them by
+ * default are listed (the folders above them with the root, in one request) and read in one batch;
+ * when the config moves the store, one more round reads it.
+ */
+async function readTasks(
+  reader: GitHubRepository,
+  sha: string,
+): Promise<{ loaded: Loaded; snapshot: Snapshot } | "not configured" | "invalid"> {
+  const stores = defaultStores();
+  const scope = storeScope(stores);
+  reader.plan([sha], scope);
+  const tree = await reader.tree(sha);
+  await reader.cover([{ tree, scope }]);
+  const defaultLimits = defaultConfig("board").limits;
+  const first = pageLimits(tree, stores, {
+    maxFileBytes: defaultLimits.max_file_bytes,
+    ledgerBytes: defaultLimits.max_ledger_bytes,
+  });
+  const guessed = await reader.readSnapshot(sha, scope, first);
+  const entry = guessed.files.get(CONFIG_PATH);
+  if (!entry) return "not configured";
+  let loaded: Loaded;
+  try {
+    loaded = await configOf(entry, CONFIG_PATH);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return "invalid";
+  }
+  const own = storesOf(loaded);
+  const { limits } = loaded.config;
+  const sameLimits =
+    limits.max_file_bytes === defaultLimits.max_file_bytes &&
+    limits.max_ledger_bytes === defaultLimits.max_ledger_bytes;
+  const sameStore =
+    own.boardFiles.every((path) => stores.boardFiles.includes(path)) &&
+    (own.tasksDir === "" || own.tasksDir === stores.tasksDir);
+  // The store where the preset keeps it by default, read within the same limits: read already.
+  if (sameLimits && sameStore) return { loaded, snapshot: guessed };
+  const pageScope = own.tasksDir === "" ? { paths: [CONFIG_PATH, ...own.boardFiles], prefixes: [] } : storeScope(own);
+  await reader.cover([{ tree, scope: pageScope }]);
+  const read = pageLimits(tree, own, { maxFileBytes: limits.max_file_bytes, ledgerBytes: limits.max_ledger_bytes });
+  return { loaded, snapshot: await reader.readSnapshot(sha, pageScope, read) };
+}
+
+/** The repository page: every task on the default branch, and who may review those waiting for it. */
 async function repositoryView(input: PageInput): Promise<string> {
   const api = apiOf(input);
   const { name: branch, sha } = await api.defaultBranch();
   const reader = new GitHubRepository(api);
-  const host = webHostOf(input.octokit);
-  let loaded: Awaited<ReturnType<typeof loadConfig>>;
-  try {
-    loaded = await loadConfig(reader, sha, CONFIG_PATH);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+  const read = await readTasks(reader, sha);
+  if (read === "not configured") return notice(input, `taskgate is not configured on ${branch}.`);
+  if (read === "invalid") {
     return notice(input, `The config at ${CONFIG_PATH} on ${branch} is not valid: taskgate shows no tasks.`);
   }
-  if (!loaded) return notice(input, `taskgate is not configured on ${branch}.`);
-  const { config, model } = loaded;
-  const snapshot = await reader.readSnapshot(sha, model.auditScope(), readLimits(config));
+  const { loaded, snapshot } = read;
+  const named = repositoryTasks(loaded, snapshot);
+  const teams = await teamsRead(reader, teamsAmong(named.map((task) => task.reviewers)));
   return repositoryPage(
     {
       owner: input.owner,
       repo: input.repo,
-      host,
+      host: webHostOf(input.octokit),
       branch,
       sha,
-      preset: config.preset === "board" ? "board" : "phases",
-      tasks: repositoryTasks(config, snapshot),
+      preset: loaded.config.preset === "board" ? "board" : "phases",
+      tasks: expandTeams(named, teams.members),
+      ...(teams.notes.length > 0 && { teamNotes: teams.notes }),
     },
     input.query,
   );
