@@ -194,6 +194,8 @@ describe("a hostile task folder on taskgate serve's pull request page", { timeou
     repo.git("checkout", "-q", "-b", "feature");
     repo.write({ [`tasks/${name}/.state`]: "done\n" });
     repo.commit("moves", "carol");
+    // On GitHub, so the problem links its file there.
+    repo.git("remote", "add", "origin", "https://github.com/acme/web.git");
     const url = await serveCli(repo.dir);
     const context = await chromium.context({ bypassCSP: true });
     const page = await context.newPage();
