@@ -534,13 +534,22 @@ export class GitHubApi {
    * when it cut the listing short.
    */
   async listing(sha: string, options: { recursive: boolean }): Promise<TreeListing> {
-    const { data } = await this.rest(this.octokit.rest.git.getTree, {
+    const response = await this.rest(this.octokit.rest.git.getTree, {
       owner: this.repo.owner,
       repo: this.repo.repo,
       tree_sha: sha,
       ...(options.recursive && { recursive: "1" }),
+      // Up to 7 MB of entries and no integer beyond 2^53: Node's own parser, as for large GraphQL answers.
+      request: { parseSuccessResponseBody: false },
     });
-    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+    const data = (await parsed(response.data)) as { sha?: unknown; tree?: unknown; truncated?: unknown };
+    if (typeof data.sha !== "string" || !Array.isArray(data.tree)) {
+      throw new GitHubError("GitHub's listing of a folder could not be read", {
+        call: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
+        status: response.status,
+      });
+    }
+    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated === true };
   }
 
   /**
