@@ -610,8 +610,10 @@ export class GitHubApi {
       const commits = take(pending.commits, BATCH_SIZE - people.length - teams.length);
       const blobs = take(pending.blobs, BATCH_SIZE - people.length - teams.length - commits.length);
       const part: BatchPart = { blobs, people, teams, commits };
+      // Blob texts can run to megabytes; no integer in the answer goes beyond 2^53.
       const { data, errors } = await this.ask<Record<string, unknown>>(batchQuestion(this.repo, part), {
         partial: true,
+        large: true,
       });
       readBatch(out, part, data, errors);
     }
