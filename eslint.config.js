@@ -44,7 +44,7 @@ function importBoundaries() {
   const outsideKernel = `${parent}:not([source.value=/^\\.\\.\\x2Fkernel\\x2F/])`;
   return [
     only(
-      ["src/{cli,git,github,app,action}/**/*.ts"],
+      ["src/{cli,git,github,app,action,pages}/**/*.ts"],
       "/core/(?!index\\.js$)",
       "ImportExpression[source.value=/\\x2Fcore\\x2F/]:not([source.value=/\\x2Fcore\\x2Findex\\.js$/])",
       "Adapters import the core only through its barrel: ../core/index.js.",

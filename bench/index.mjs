@@ -6,7 +6,8 @@
  * saying so. The exit code is 0 whatever the figures (timings depend on the machine); it is 1 only
  * when `dist/` is missing.
  *
- * BENCH_ONLY=run,cli (names without `.mjs`; `app` for bench/app.measure.ts) runs only those. Every
+ * BENCH_ONLY=run,cli (names without `.mjs`; `app` for bench/app.measure.ts, `pages-app` for
+ * bench/pages.measure.ts) runs only those. Every
  * other setting (BENCH_TASKS, BENCH_RUNS, ...) passes through to the benchmarks.
  */
 import { spawn } from "node:child_process";
@@ -26,6 +27,7 @@ const BENCHES = [
   node("board.mjs"),
   node("growth.mjs"),
   node("secrets.mjs"),
+  node("pages.mjs"),
   node("action.mjs"),
   node("start.mjs"),
   node("cli.mjs"),
@@ -34,6 +36,12 @@ const BENCHES = [
     file: "bench/app.measure.ts",
     command: join(ROOT, "node_modules", ".bin", "vitest"),
     args: ["run", "-c", "vitest.bench.config.ts", "--reporter=verbose", "bench/app.measure.ts"],
+  },
+  {
+    name: "pages-app",
+    file: "bench/pages.measure.ts",
+    command: join(ROOT, "node_modules", ".bin", "vitest"),
+    args: ["run", "-c", "vitest.bench.config.ts", "--reporter=verbose", "bench/pages.measure.ts"],
   },
 ];
 

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 
 /**
- * Adapters import the core through its barrel, src/core/index.ts, alone. esbuild splits chunks by
+ * Adapters (and the pages) import the core through its barrel, src/core/index.ts, alone. esbuild splits chunks by
  * which entry reaches a file, so every command that imports the barrel would reach every module it
  * re-exports (both presets, the authoring commands) even when it uses one function. This plugin
  * reads the barrel's `export { ... } from "./x.js"` lines and rewrites each adapter's imports from
@@ -12,7 +12,7 @@ import { dirname, join, relative, sep } from "node:path";
  * uses, and the presets still load when a config names them (src/core/presets.ts). Type-only
  * imports are dropped (esbuild strips them anyway); a value the barrel does not export fails the build.
  */
-const ADAPTER = /[\\/]src[\\/](cli|git|github|app|action)[\\/][^\\/]+\.ts$/;
+const ADAPTER = /[\\/]src[\\/](cli|git|github|app|action|pages)[\\/][^\\/]+\.ts$/;
 const BARREL_IMPORT = /^(import|export)(\s+type)?\s*\{([^}]*)\}\s*from\s*"(\.\.\/core\/index\.js)";?/gm;
 
 /** Name exported by the barrel → the module (relative to src/core) and the name it has there. */

@@ -5,12 +5,16 @@
  * review, an edited title, another app's check, the App's own push) stops before it costs more than
  * one request.
  */
-import type { ApplicationFunction, Context } from "probot";
+import type { ApplicationFunction, Context, Probot } from "probot";
 import { GitHubApi } from "../github/api.js";
 import { auditDefaultBranch } from "../github/audit.js";
 import { checkPullRequest, judgedAlready, type Trigger } from "../github/flow.js";
 import { followUp } from "../github/followups.js";
 import { guarded } from "./guard.js";
+import { pagesSetup } from "./pages/config.js";
+import type { PageRenderer } from "./pages/render.js";
+import { servePages } from "./pages/serve.js";
+import { viewsRenderer } from "./pages/views.js";
 
 const PULL_REQUEST_EVENTS = [
   "pull_request.opened",
@@ -40,10 +44,21 @@ async function apiOf(context: AnyContext): Promise<GitHubApi> {
   return new GitHubApi(context.octokit, context.repo(), { appId: await appIdOf(context) });
 }
 
-async function run(context: AnyContext, numbers: readonly number[], trigger: Trigger): Promise<void> {
+/** The public base URL of the pages (`TASKGATE_URL`) when they are on: the check links to them. */
+type PagesUrl = string | undefined;
+
+async function run(
+  context: AnyContext,
+  numbers: readonly number[],
+  trigger: Trigger,
+  pagesUrl: PagesUrl,
+): Promise<void> {
   const api = await apiOf(context);
+  const { owner, repo } = context.repo();
   for (const number of [...new Set(numbers)]) {
-    const outcome = await checkPullRequest(api, number, trigger, context.log);
+    const page = pagesUrl && `${pagesUrl}/taskgate/${owner}/${repo}/pull/${number}`;
+    const options = page && { as: "check" as const, targetUrl: page, pageUrl: page };
+    const outcome = await checkPullRequest(api, number, trigger, context.log, options || undefined);
     if (outcome.evaluated) {
       context.log.info(
         `#${number} at ${outcome.headSha?.slice(0, 7)}: ${outcome.report?.conclusion}` +
@@ -61,7 +76,8 @@ function ownPullRequests(
   return pulls.filter((pull) => pull.base.repo.id === repository.id).map((pull) => pull.number);
 }
 
-export const app: ApplicationFunction = (probot) => {
+/** The pull request's own events: a new head, a new base, a review. */
+function onPullRequests(probot: Probot, pagesUrl: PagesUrl): void {
   probot.on(
     [...PULL_REQUEST_EVENTS],
     guarded("pull request", async (context: Context<"pull_request">) => {
@@ -77,7 +93,8 @@ export const app: ApplicationFunction = (probot) => {
       ) {
         return;
       }
-      await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }), headSha: pr.head.sha });
+      const trigger = { record: true, ...(sender && { sender: sender.login }), headSha: pr.head.sha };
+      await run(context, [pr.number], trigger, pagesUrl);
     }),
   );
 
@@ -88,16 +105,24 @@ export const app: ApplicationFunction = (probot) => {
       // A comment review decides nothing, and an edited review keeps its state: neither changes a result.
       if (context.payload.action === "edited") return;
       if (context.payload.action === "submitted" && review.state.toLowerCase() === "commented") return;
-      await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }) });
+      await run(context, [pr.number], { record: true, ...(sender && { sender: sender.login }) }, pagesUrl);
     }),
   );
+}
 
+/** A check asked for again, a push to the default branch, an audit on demand. */
+function onRepositoryEvents(probot: Probot, pagesUrl: PagesUrl): void {
   probot.on(
     "check_run.rerequested",
     guarded("check run", async (context: Context<"check_run.rerequested">) => {
       const { check_run: checkRun, repository, sender } = context.payload;
       if (checkRun.app?.id !== (await appIdOf(context))) return;
-      await run(context, ownPullRequests(checkRun.pull_requests, repository), { record: true, sender: sender?.login });
+      await run(
+        context,
+        ownPullRequests(checkRun.pull_requests, repository),
+        { record: true, sender: sender?.login },
+        pagesUrl,
+      );
     }),
   );
 
@@ -106,7 +131,12 @@ export const app: ApplicationFunction = (probot) => {
     guarded("check suite", async (context: Context<"check_suite.rerequested">) => {
       const { check_suite: suite, repository, sender } = context.payload;
       if (suite.app?.id !== (await appIdOf(context))) return;
-      await run(context, ownPullRequests(suite.pull_requests, repository), { record: true, sender: sender?.login });
+      await run(
+        context,
+        ownPullRequests(suite.pull_requests, repository),
+        { record: true, sender: sender?.login },
+        pagesUrl,
+      );
     }),
   );
 
@@ -136,6 +166,26 @@ export const app: ApplicationFunction = (probot) => {
       await auditDefaultBranch(await apiOf(context), { log: context.log });
     }),
   );
+}
+
+/** The webhooks alone, as before the pages: a check links to the pull request on GitHub. */
+export const app: ApplicationFunction = (probot) => {
+  onPullRequests(probot, undefined);
+  onRepositoryEvents(probot, undefined);
 };
+
+/**
+ * The App as `npm start` and the middleware serve it: the webhooks, and the pages under /taskgate/
+ * (on when the environment holds their settings; a check then links to its pull request's page).
+ */
+export function taskgateApp(options: { env?: NodeJS.ProcessEnv; renderer?: PageRenderer } = {}): ApplicationFunction {
+  return (probot, appOptions) => {
+    const setup = pagesSetup(options.env ?? process.env);
+    const pagesUrl = setup.on ? setup.config.url : undefined;
+    onPullRequests(probot, pagesUrl);
+    onRepositoryEvents(probot, pagesUrl);
+    servePages(probot, appOptions, setup, options.renderer ?? viewsRenderer);
+  };
+}
 
 export default app;

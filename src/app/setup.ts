@@ -3,7 +3,9 @@
  * webhook secret of its own (an App that accepts Probot's public default accepts anyone's
  * deliveries), and Probot's manifest flow registers it with the webhook URL it really serves: the
  * smee proxy in development, else the server's own address with the App's webhook path (Probot's
- * manifest would send deliveries to `/`).
+ * manifest would send deliveries to `/`), and with the pages' sign-in callback. Probot's setup writes
+ * the App's OAuth credentials (`GITHUB_CLIENT_ID`, `GITHUB_CLIENT_SECRET`) to `.env` with the rest,
+ * and `applyDotEnv` reads them back, so the pages' sign-in uses them.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -54,6 +56,7 @@ export function registeredManifest(generated: string, baseUrl: string, env: Node
   const manifest = JSON.parse(generated) as {
     hook_attributes?: Record<string, unknown>;
     redirect_url?: string;
+    callback_urls?: string[];
   };
   const base = baseUrl.replace(/\/+$/, "");
   const path = env.WEBHOOK_PATH || DEFAULT_WEBHOOK_PATH;
@@ -62,6 +65,8 @@ export function registeredManifest(generated: string, baseUrl: string, env: Node
     url: env.WEBHOOK_PROXY_URL || `${base}${path.startsWith("/") ? path : `/${path}`}`,
   };
   manifest.redirect_url = `${base}/probot/setup`;
+  // The pages' sign-in: GitHub sends visitors back here (TASKGATE_URL when set, else this server).
+  manifest.callback_urls = [`${(env.TASKGATE_URL?.trim() || base).replace(/\/+$/, "")}/taskgate/callback`];
   return JSON.stringify(manifest);
 }
 

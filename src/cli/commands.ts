@@ -84,6 +84,12 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await reading()).render,
   },
   {
+    name: "serve",
+    options: { port: "string", pr: "string" },
+    usage: "serve   [--repo DIR] [--port N] [--pr PR.json]   the pages on http://127.0.0.1:N/",
+    load: async () => (await import("./serve.js")).serve,
+  },
+  {
     name: "new",
     preset: "phases",
     options: { as: "string" },

@@ -84,3 +84,7 @@ export {
   type FileFacts,
 } from "./kernel/files.js";
 export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";
+export { workflowOf } from "./phases/preset.js";
+export { BOARD_EDGES, type Definition, type LedgerEntry } from "./board/formats.js";
+export { entryOf, readBoard, type Board } from "./board/reader.js";
+export { APPROVALS_FILE, STATE_FILE } from "./phases/reader.js";

@@ -356,6 +356,20 @@ export class GitHubApi {
     }
   }
 
+  /**
+   * Whether the token may read this repository, as GitHub says: `GET /repos/{owner}/{repo}`
+   * (metadata: read; the pages ask it with a visitor's token). `true` on 200; `false` on a redirect
+   * (a renamed or moved repository is not the one asked for). 1 request. 4xx and 5xx throw
+   * `GitHubError`.
+   */
+  async canRead(): Promise<boolean> {
+    const response = await this.rest(this.octokit.rest.repos.get, {
+      ...this.repo,
+      request: { redirect: "manual" },
+    } as never);
+    return response.status === 200;
+  }
+
   /** One REST call through `call()`, named by its route (`GET /repos/{owner}/{repo}/...`). */
   private rest<P, R>(method: (params: P) => Promise<R>, params: P): Promise<R> {
     const route = (method as { endpoint?: { DEFAULTS?: { method?: string; url?: string } } }).endpoint?.DEFAULTS;
@@ -520,13 +534,22 @@ export class GitHubApi {
    * when it cut the listing short.
    */
   async listing(sha: string, options: { recursive: boolean }): Promise<TreeListing> {
-    const { data } = await this.rest(this.octokit.rest.git.getTree, {
+    const response = await this.rest(this.octokit.rest.git.getTree, {
       owner: this.repo.owner,
       repo: this.repo.repo,
       tree_sha: sha,
       ...(options.recursive && { recursive: "1" }),
+      // Up to 7 MB of entries and no integer beyond 2^53: Node's own parser, as for large GraphQL answers.
+      request: { parseSuccessResponseBody: false },
     });
-    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated };
+    const data = (await parsed(response.data)) as { sha?: unknown; tree?: unknown; truncated?: unknown };
+    if (typeof data.sha !== "string" || !Array.isArray(data.tree)) {
+      throw new GitHubError("GitHub's listing of a folder could not be read", {
+        call: "GET /repos/{owner}/{repo}/git/trees/{tree_sha}",
+        status: response.status,
+      });
+    }
+    return { sha: data.sha, entries: data.tree as TreeEntry[], truncated: data.truncated === true };
   }
 
   /**
@@ -587,8 +610,10 @@ export class GitHubApi {
       const commits = take(pending.commits, BATCH_SIZE - people.length - teams.length);
       const blobs = take(pending.blobs, BATCH_SIZE - people.length - teams.length - commits.length);
       const part: BatchPart = { blobs, people, teams, commits };
+      // Blob texts can run to megabytes; no integer in the answer goes beyond 2^53.
       const { data, errors } = await this.ask<Record<string, unknown>>(batchQuestion(this.repo, part), {
         partial: true,
+        large: true,
       });
       readBatch(out, part, data, errors);
     }

@@ -24,6 +24,8 @@ export class GitHubError extends Error {
   readonly call: string;
   /** What data a GraphQL answer carried along with its errors. */
   readonly data: unknown;
+  /** GitHub said no request is left in this hour (`x-ratelimit-remaining: 0`). */
+  readonly rateLimited: boolean;
 
   constructor(
     message: string,
@@ -32,6 +34,7 @@ export class GitHubError extends Error {
       status?: number | undefined;
       graphqlErrors?: readonly GraphQLErrorItem[];
       data?: unknown;
+      rateLimited?: boolean;
       cause?: unknown;
     },
   ) {
@@ -41,6 +44,7 @@ export class GitHubError extends Error {
     this.status = options.status;
     this.graphqlErrors = options.graphqlErrors ?? [];
     this.data = options.data;
+    this.rateLimited = options.rateLimited ?? false;
   }
 
   /** Did GitHub answer with one of these HTTP statuses? */
@@ -59,7 +63,7 @@ interface OctokitErrorShape {
   message?: string;
   status?: unknown;
   request?: { method?: string; url?: string };
-  response?: unknown;
+  response?: { headers?: Record<string, unknown> };
   errors?: readonly { type?: string; message?: string; path?: readonly (string | number)[] }[];
   data?: unknown;
 }
@@ -80,6 +84,7 @@ export function gitHubError(error: unknown, call: string): GitHubError {
     call: callOf(found.request) ?? call,
     cause: error,
     ...(http && { status: found.status as number }),
+    ...(http && found.response?.headers?.["x-ratelimit-remaining"] === "0" && { rateLimited: true }),
     ...(graphql && {
       status: 200,
       graphqlErrors: found.errors!.map((item) => ({

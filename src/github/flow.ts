@@ -47,6 +47,8 @@ export interface ReportOptions {
   readonly configPath?: string;
   /** The status's link (the Action: its workflow run); a check run links to the pull request. */
   readonly targetUrl?: string;
+  /** The pull request's page (the App with its pages on): the summary and the comment end with a link to it. */
+  readonly pageUrl?: string;
   /** The token may not write (a fork's pull request in a workflow): judge and return, write nothing. */
   readonly readOnly?: boolean;
 }
@@ -184,7 +186,7 @@ async function publish(job: Job, recorded: Recorded, attempts: number): Promise<
   const { api, number, log, options } = job;
   const { evaluation, withheld } = recorded;
   const { facts, headSha, report } = evaluation;
-  const output = checkOutput(report, withheld);
+  const output = checkOutput(report, withheld, options.pageUrl);
   if (options.readOnly) return { evaluated: true, headSha, report, output };
   const self: Self = { ...api.identity, login: facts.viewer };
   const target = {
@@ -195,7 +197,7 @@ async function publish(job: Job, recorded: Recorded, attempts: number): Promise<
   };
   const check =
     options.as === "status" ? await publishStatus(api, target, output, self) : await publishCheck(api, target, output);
-  const comment = await publishComment(api, number, recorded, self);
+  const comment = await publishComment(api, number, recorded, self, options.pageUrl);
   const outcome: Outcome = {
     evaluated: true,
     headSha,
@@ -222,14 +224,20 @@ async function publish(job: Job, recorded: Recorded, attempts: number): Promise<
 }
 
 /** The sticky comment: written when there is something to say, kept up to date, never for a neutral result. */
-async function publishComment(api: GitHubApi, number: number, recorded: Recorded, self: Self): Promise<WriteResult> {
+async function publishComment(
+  api: GitHubApi,
+  number: number,
+  recorded: Recorded,
+  self: Self,
+  pageUrl: string | undefined,
+): Promise<WriteResult> {
   const { evaluation, withheld } = recorded;
   const { facts, headSha, report } = evaluation;
   if (report.conclusion === "neutral") return "none";
   const needed =
     report.violations.length > 0 || report.pending.length > 0 || Boolean(withheld && report.records.length > 0);
   const plan = {
-    body: commentBody(report, headSha, withheld),
+    body: commentBody(report, headSha, withheld, pageUrl),
     needed,
     stamp: facts.stamp,
     seen: facts.ownComments,

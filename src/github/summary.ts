@@ -47,7 +47,7 @@ export function checkName(baseRef: string): string {
 }
 
 /** The check run for a report (redacted again: nothing a user wrote reaches GitHub unfiltered). */
-export function checkOutput(raw: Report, withheld?: Withheld): CheckOutput {
+export function checkOutput(raw: Report, withheld?: Withheld, pageUrl?: string): CheckOutput {
   const report = redactDeep(raw);
   const conclusion: CheckConclusion =
     withheld && report.records.length > 0 && report.conclusion === "success" ? "action_required" : report.conclusion;
@@ -58,11 +58,12 @@ export function checkOutput(raw: Report, withheld?: Withheld): CheckOutput {
     ...(withheld && report.records.length > 0 ? [`> ${withheld.reason}`, ""] : []),
     ...sections(report),
   ].join("\n");
-  const print = fingerprint(`${conclusion}\n${body}`);
+  const link = pageLink(pageUrl);
+  const print = fingerprint(`${conclusion}\n${body}${link}`);
   return {
     conclusion,
     title,
-    summary: fit(`<!-- taskgate:fingerprint ${print} -->\n${body}`, GITHUB_TEXT_LIMIT),
+    summary: fit(`<!-- taskgate:fingerprint ${print} -->\n${body}`, GITHUB_TEXT_LIMIT - link.length) + link,
     annotations: annotations(report),
     fingerprint: print,
   };
@@ -170,12 +171,13 @@ export function fit(text: string, limit: number): string {
 }
 
 /** The sticky comment: what is wrong and how to fix it, or an all-clear once everything is fixed. */
-export function commentBody(raw: Report, headSha: string, withheld?: Withheld): string {
+export function commentBody(raw: Report, headSha: string, withheld?: Withheld, pageUrl?: string): string {
   const report = redactDeep(raw);
+  const link = pageLink(pageUrl);
   const out = [COMMENT_MARKER, `<!-- taskgate:head ${headSha} -->`];
   if (report.violations.length === 0 && report.pending.length === 0 && !(withheld && report.records.length > 0)) {
     out.push(`✅ **taskgate**: every problem found earlier is fixed (checked at ${headSha.slice(0, 7)}).`);
-    return out.join("\n");
+    return out.join("\n") + link;
   }
   out.push(`**taskgate** checked ${headSha.slice(0, 7)}:`, "");
   if (withheld && report.records.length > 0) out.push(`> ${withheld.reason}`, "");
@@ -192,7 +194,26 @@ export function commentBody(raw: Report, headSha: string, withheld?: Withheld): 
       out.push(`- ${cell(item.message)}  `, `  _Who may approve:_ ${cell(item.approvers.join(", "))}`);
     out.push("");
   }
-  return fit(out.join("\n"), GITHUB_TEXT_LIMIT);
+  return fit(out.join("\n"), GITHUB_TEXT_LIMIT - link.length) + link;
+}
+
+/**
+ * The last lines of the summary and the comment when the pages are on: a link to the pull request's
+ * page. The URL is the App's own (its `TASKGATE_URL` and the event's repository), never repository
+ * text; anything but an http(s) URL gives no link, and parentheses and spaces are encoded so the
+ * link cannot end early.
+ */
+export function pageLink(pageUrl: string | undefined): string {
+  if (!pageUrl) return "";
+  let url: URL;
+  try {
+    url = new URL(pageUrl);
+  } catch {
+    return "";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "";
+  const href = url.href.replace(/[()<>\s[\]]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `\n\n[See this pull request on taskgate's page](${href})\n`;
 }
 
 /** The tracking issue of the scheduled audit: every problem with its fix, and the audited commit. */

@@ -32,6 +32,8 @@ const AUTHORING = [
   "src/git/transaction.ts",
 ];
 const BOARD = ["src/core/board/"];
+/** What only `serve` loads: its module and the pages' views. */
+const SERVE = ["src/cli/serve.ts", "src/pages/"];
 const PHASES_MODEL = ["src/core/phases/model.ts", "src/core/phases/pull-request.ts", "src/core/phases/audit.ts"];
 
 const cleanup: (() => void)[] = [];
@@ -145,6 +147,7 @@ describe("taskgate loads only what a command needs", () => {
     expect(run.sources).toContain("src/core/service.ts");
     expect(matching(run.sources, [...BOARD, ...AUTHORING, "src/cli/hook.ts", "src/cli/pr-file.ts"])).toEqual([]);
     expect(matching(run.sources, ["src/git/worktree.ts"])).toEqual([]);
+    expect(matching(run.sources, SERVE)).toEqual([]);
   });
 
   it("check on a board loads no phases model, and audit of either preset no authoring", () => {
@@ -155,7 +158,7 @@ describe("taskgate loads only what a command needs", () => {
     for (const repo of [phases, board]) {
       const audit = load(["audit"], repo.dir);
       expect(audit.stdout).toContain("taskgate audit HEAD");
-      expect(matching(audit.sources, [...AUTHORING, "src/cli/hook.ts", "src/cli/pr-file.ts"])).toEqual([]);
+      expect(matching(audit.sources, [...AUTHORING, ...SERVE, "src/cli/hook.ts", "src/cli/pr-file.ts"])).toEqual([]);
     }
     expect(matching(load(["audit"], phases.dir).sources, BOARD)).toEqual([]);
   });
@@ -168,6 +171,20 @@ describe("taskgate loads only what a command needs", () => {
     const scope = load(["scope", "login-form"], phases.dir);
     expect(scope.code).toBe(0);
     expect(matching(scope.sources, ["src/cli/hook.ts", "src/cli/pr-file.ts"])).toEqual([]);
+  });
+
+  it("serve loads its pages and the board's reader, and no authoring module, preset model, hook nor PR.json's schema", () => {
+    const serve = load(["serve", "--port", "70000"], phases.dir);
+    expect(serve.code).toBe(2);
+    expect(serve.sources).toContain("src/cli/serve.ts");
+    expect(serve.sources).toContain("src/pages/repository.ts");
+    expect(serve.sources).toContain("src/pages/data.ts");
+    // The pages read a board with its reader alone, and a phases store with the model the config
+    // loads when a page is asked for: no preset's model at start, and nothing that writes.
+    expect(serve.sources).toContain("src/core/board/reader.ts");
+    const models = ["src/core/board/model.ts", ...PHASES_MODEL, "src/core/evaluate.ts"];
+    const writers = [...AUTHORING, "src/core/followups.ts", "src/cli/hook.ts", "src/cli/pr-file.ts"];
+    expect(matching(serve.sources, [...models, ...writers])).toEqual([]);
   });
 
   it("the usage and the version print as the redactor would print them", async () => {

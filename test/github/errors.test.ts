@@ -53,6 +53,22 @@ describe("GitHubError", () => {
     expect(github.requests).toEqual(["POST /graphql"]);
   });
 
+  it("reads a folder's listing with Node's parser, and refuses a listing that is not GitHub's shape", async () => {
+    const github = nockedApi();
+    const tree = [{ path: "a.txt", mode: "100644", type: "blob", sha: "b".repeat(40), size: 3 }];
+    github.answer("GET", "/repos/acme/widgets/git/trees/abc", 200, { sha: "abc", tree, truncated: true });
+    expect(await github.api.listing("abc", { recursive: false })).toEqual({
+      sha: "abc",
+      entries: tree,
+      truncated: true,
+    });
+    github.answer("GET", "/repos/acme/widgets/git/trees/def", 200, "<html>not a listing</html>");
+    const error = await failure(github.api.listing("def", { recursive: false }));
+    expect(error.message).toBe("GitHub's listing of a folder could not be read");
+    expect(error.status).toBe(200);
+    expect(github.requests).toEqual(["GET /repos/acme/widgets/git/trees/abc", "GET /repos/acme/widgets/git/trees/def"]);
+  });
+
   it("wraps a network error without a status, and the one-line failure names the host and the cause", async () => {
     // A port nothing listens on, on this machine: the connection is refused.
     const server = createServer();

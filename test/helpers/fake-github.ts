@@ -17,6 +17,8 @@ import type { TempRepo } from "./git.js";
 import { loadOpenApi, validateRequest } from "./openapi.js";
 
 export const API = "https://api.github.com";
+/** GitHub's web side (the OAuth web flow). */
+export const WEB = "https://github.com";
 
 /** The REST API version every REST request must name in `X-GitHub-Api-Version`. */
 export const API_VERSION = "2022-11-28";
@@ -223,6 +225,21 @@ export class FakeGitHub {
   }[] = [];
   /** How many teams' members were asked for. */
   teamQueries = 0;
+  /**
+   * GitHub's OAuth web flow for the App's pages: its credentials, who signs in next at
+   * `/login/oauth/authorize`, and which people may read this repository (`GET /repos/:owner/:repo`
+   * answers 200 to their tokens, 404 to anyone else's). A person's token is `ghu_<login>`.
+   */
+  readonly oauth = {
+    clientId: "Iv1.fakeclient",
+    clientSecret: "fake-client-secret",
+    signInAs: "dana",
+    readers: new Set(["dana"]),
+    /** Seconds GitHub gives a token (its `expires_in`). */
+    expiresIn: 28_800,
+  };
+  /** Codes handed out by `/login/oauth/authorize` and not yet exchanged: code → login. */
+  private readonly codes = new Map<string, string>();
   private nextId = 100;
   private readonly invalidGraphql: string[] = [];
   private readonly invalidRest: string[] = [];
@@ -442,6 +459,7 @@ export class FakeGitHub {
 
   /** Serves the fake through nock until `nock.cleanAll()`. */
   install(): void {
+    this.installOAuth();
     const scope = nock(API).persist();
     const respond = this.respond.bind(this);
     for (const method of ["GET", "POST", "PATCH", "DELETE", "PUT"] as const) {
@@ -453,6 +471,47 @@ export class FakeGitHub {
         );
       });
     }
+  }
+
+  /**
+   * GitHub's web side of OAuth: `/login/oauth/authorize` signs `oauth.signInAs` in at once and sends
+   * the browser back to `redirect_uri` with a code and the `state` it was given; `/login/oauth/access_token`
+   * exchanges a code once, for the App's own client id and secret only.
+   */
+  private installOAuth(): void {
+    const web = nock(WEB).persist();
+    web
+      .get("/login/oauth/authorize")
+      .query(true)
+      .reply((uri) => {
+        const params = new URL(uri, WEB).searchParams;
+        this.record({ method: "GET", path: "/login/oauth/authorize", query: Object.fromEntries(params) }, true);
+        if (params.get("client_id") !== this.oauth.clientId) return [404, "no such app"];
+        const code = `code-${this.nextId++}`;
+        this.codes.set(code, this.oauth.signInAs);
+        const back = new URL(params.get("redirect_uri") ?? "");
+        back.searchParams.set("code", code);
+        back.searchParams.set("state", params.get("state") ?? "");
+        return [302, "", { location: back.href }];
+      });
+    web.post("/login/oauth/access_token").reply((_uri, body) => {
+      const asked = (typeof body === "string" ? JSON.parse(body) : body) as Record<string, string>;
+      this.record({ method: "POST", path: "/login/oauth/access_token", body: asked }, true);
+      const login = this.codes.get(asked.code ?? "");
+      if (asked.client_id !== this.oauth.clientId || asked.client_secret !== this.oauth.clientSecret || !login) {
+        return [200, { error: "bad_verification_code", error_description: "The code passed is incorrect or expired." }];
+      }
+      this.codes.delete(asked.code!);
+      return [200, { access_token: `ghu_${login}`, token_type: "bearer", scope: "", expires_in: this.oauth.expiresIn }];
+    });
+  }
+
+  /** `GET /repos/:owner/:repo`: 200 to the App's token and to readers' tokens, 404 to anyone else. */
+  private repository(headers: Readonly<Record<string, string>>): [number, unknown] {
+    const token = /^(?:token|bearer) (\S+)$/i.exec(headers.authorization ?? "")?.[1] ?? "";
+    const login = token.startsWith("ghu_") ? token.slice(4) : undefined;
+    if (token !== "ghs_test" && !(login && this.oauth.readers.has(login))) return [404, { message: "Not Found" }];
+    return [200, { id: 1, name: this.name, full_name: `${this.owner}/${this.name}`, private: true }];
   }
 
   /**
@@ -574,6 +633,8 @@ export class FakeGitHub {
     if (method === "POST" && path === "/graphql")
       return this.graphql(body as { query: string; variables: Record<string, unknown> }, carried);
     const handle = (): [number, unknown] => {
+      if (method === "GET" && route("")) return this.repository(headers);
+      if (method === "GET" && route("/installation")) return [200, { id: 1, app_id: 1 }];
       if (method === "GET" && route("/compare/.+")) return this.compare(uri);
       if (method === "GET" && route("/git/trees/.+")) return this.tree(uri);
       if (method === "GET" && route("/commits/[^/]+/check-runs")) return this.listChecks(uri);
@@ -638,6 +699,7 @@ export class FakeGitHub {
     }
     switch (operation) {
       case "PullRequestFacts":
+        if (this.missingPulls.has(Number(body.variables.number))) return this.noSuchPull(body.variables.number);
         return [200, { data: this.facts(body.variables) }];
       case "PullRequestVersion":
         return [200, { data: this.version() }];
@@ -702,6 +764,21 @@ export class FakeGitHub {
         body: review.body ?? "",
       };
     });
+  }
+
+  /** Pull request numbers GitHub knows nothing of (any other number answers with this pull request). */
+  readonly missingPulls = new Set<number>();
+
+  /** GitHub's answer for a pull request that does not exist: no data for it, and a NOT_FOUND error. */
+  private noSuchPull(number: unknown): [number, unknown] {
+    const message = `Could not resolve to a PullRequest with the number of ${String(number)}.`;
+    return [
+      200,
+      {
+        data: { viewer: { login: this.identity.login }, repository: { pullRequest: null } },
+        errors: [{ type: "NOT_FOUND", path: ["repository", "pullRequest"], message }],
+      },
+    ];
   }
 
   private facts(variables: Record<string, unknown> = {}): unknown {
