@@ -256,25 +256,85 @@ function pluginBody(command: string): string {
  * multiedit, apply_patch, patch, bash), this plugin asks taskgate whether the acting task may
  * change them, and when not, throws taskgate's reason, hint and what to do instead: opencode awaits
  * tool.execute.before, does not run the tool when it throws, and hands the error to the model
- * (https://opencode.ai/docs/plugins/). Written by \`taskgate agent install opencode\`;
- * \`taskgate agent uninstall opencode\` removes it. The contract: docs/agents.md in taskgate.
+ * (https://opencode.ai/docs/plugins/). It asks the repository's taskgate helper over its socket
+ * (.git/taskgate/agent.sock) and, when none answers, runs the command below, which answers and
+ * starts the helper. Written by \`taskgate agent install opencode\`; \`taskgate agent uninstall
+ * opencode\` removes it. The contract: docs/agents.md in taskgate.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createConnection } from "node:net";
+import { dirname, join, resolve } from "node:path";
 
 const COMMAND = ${JSON.stringify(`${command} agent hook opencode`)};
 const WRITING_TOOLS = new Set(["write", "edit", "multiedit", "apply_patch", "patch", "bash"]);
+const ENV = ["TASKGATE_LOGIN", "TASKGATE_AGENT", "TASKGATE_TASK", "TASKGATE_DEBUG"];
 
-function ask(payload, cwd) {
-  return new Promise((resolve) => {
+function socketOf(dir) {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    const dotGit = join(current, ".git");
+    if (existsSync(dotGit)) {
+      let gitDir = dotGit;
+      if (!statSync(dotGit).isDirectory()) {
+        const match = /^gitdir:\\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"));
+        if (!match) return undefined;
+        gitDir = resolve(current, match[1].trim());
+      }
+      const path = join(gitDir, "taskgate", "agent.sock");
+      return path.length <= 100 && existsSync(path) ? path : undefined;
+    }
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+function askHelper(socket, request) {
+  return new Promise((done) => {
+    const connection = createConnection(socket);
+    let reply = "";
+    const finish = (result) => {
+      connection.destroy();
+      done(result);
+    };
+    connection.setTimeout(5000, () => finish(undefined));
+    connection.on("error", () => finish(undefined));
+    connection.on("connect", () => connection.write(JSON.stringify(request) + "\\n"));
+    connection.on("data", (chunk) => {
+      reply += chunk;
+      const newline = reply.indexOf("\\n");
+      if (newline < 0) return;
+      try {
+        const parsed = JSON.parse(reply.slice(0, newline));
+        finish(typeof parsed.code === "number" ? { code: parsed.code, text: parsed.stderr + parsed.stdout } : undefined);
+      } catch {
+        finish(undefined);
+      }
+    });
+    connection.on("end", () => finish(undefined));
+  });
+}
+
+function runCommand(input, cwd) {
+  return new Promise((done) => {
     const child = spawn(COMMAND, { cwd, shell: true, stdio: ["pipe", "pipe", "pipe"] });
     let text = "";
     child.stdout.on("data", (chunk) => (text += chunk));
     child.stderr.on("data", (chunk) => (text += chunk));
-    child.on("error", (error) => resolve({ code: -1, text: String(error) }));
-    child.on("close", (code) => resolve({ code, text }));
+    child.on("error", (error) => done({ code: -1, text: String(error) }));
+    child.on("close", (code) => done({ code, text }));
     child.stdin.on("error", () => {});
-    child.stdin.end(JSON.stringify(payload));
+    child.stdin.end(input);
   });
+}
+
+async function ask(payload, cwd) {
+  const input = JSON.stringify(payload);
+  const socket = process.env.TASKGATE_AGENT_HELPER === "0" ? undefined : socketOf(cwd);
+  if (socket) {
+    const env = Object.fromEntries(ENV.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
+    const answer = await askHelper(socket, { harness: "opencode", input, cwd, env });
+    if (answer) return answer;
+  }
+  return runCommand(input, cwd);
 }
 
 export const TaskgateGuard = async ({ directory }) => ({

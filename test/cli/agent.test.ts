@@ -109,7 +109,7 @@ function claude(dir: string, tool: string, input: Record<string, unknown>, env: 
     cwd: dir,
     input: JSON.stringify(event),
     encoding: "utf8",
-    env: { ...process.env, CLAUDE_PROJECT_DIR: dir, ...env },
+    env: { ...process.env, CLAUDE_PROJECT_DIR: dir, TASKGATE_AGENT_HELPER: "0", ...env },
   });
   const decision = result.stdout.trim() ? JSON.parse(result.stdout).hookSpecificOutput : undefined;
   return { code: result.status, decision, stderr: result.stderr };
@@ -280,6 +280,36 @@ describe("Claude Code's hook on phases", () => {
   });
 });
 
+describe("the helper", () => {
+  it("answers the next edits as the hook would, with each caller's environment, and stops when asked", async () => {
+    const repo = claimedBoard();
+    installClaude(repo.dir);
+    const socket = join(repo.dir, ".git/taskgate/agent.sock");
+    const helper = { TASKGATE_AGENT_HELPER: "1", TASKGATE_AGENT_IDLE: "60" };
+    try {
+      const page = { file_path: join(repo.dir, "src/ui/page.ts"), content: "x" };
+      const first = claude(repo.dir, "Write", page, { ...AGENT_ENV, ...helper });
+      expect(first.decision.permissionDecisionReason).toContain("src/ui/page.ts is outside the paths of api");
+      for (let wait = 0; wait < 100 && !existsSync(socket); wait++) await new Promise((done) => setTimeout(done, 100));
+      expect(existsSync(socket)).toBe(true);
+      // Without git on its PATH the hook could not judge by itself: these answers are the helper's.
+      const served = { ...AGENT_ENV, ...helper, PATH: "/nonexistent" };
+      expect(claude(repo.dir, "Write", page, served).decision).toEqual(first.decision);
+      const api = { file_path: join(repo.dir, "src/api/x.ts"), content: "x" };
+      expect(claude(repo.dir, "Write", api, served)).toMatchObject({ code: 0, decision: undefined });
+      const carol = claude(repo.dir, "Write", api, { ...served, TASKGATE_LOGIN: "carol" });
+      expect(carol.decision.permissionDecisionReason).toContain("carol/run-7 holds no task in progress");
+      repo.write({ "src/api/later.ts": "x\n" });
+      const stop = taskgate(["agent", "stop"], repo.dir);
+      expect(stop.stdout).toContain("the helper stopped");
+      for (let wait = 0; wait < 50 && existsSync(socket); wait++) await new Promise((done) => setTimeout(done, 100));
+      expect(existsSync(socket)).toBe(false);
+    } finally {
+      taskgate(["agent", "stop"], repo.dir);
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // The same rule as the check
 
@@ -371,8 +401,11 @@ async function opencode(hooks: Hooks, tool: string, args: Record<string, unknown
 
 describe("opencode's plugin", () => {
   const saved = { ...process.env };
+  beforeAll(() => {
+    process.env.TASKGATE_AGENT_HELPER = "0";
+  });
   afterEach(() => {
-    for (const key of ["TASKGATE_LOGIN", "TASKGATE_AGENT", "TASKGATE_TASK"]) {
+    for (const key of ["TASKGATE_LOGIN", "TASKGATE_AGENT", "TASKGATE_TASK", "TASKGATE_AGENT_HELPER"]) {
       if (saved[key] === undefined) delete process.env[key];
       else process.env[key] = saved[key];
     }
