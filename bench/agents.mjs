@@ -6,13 +6,19 @@
  * work tree). Target: under 100 ms each, wall clock and CPU time (user + system, git included:
  * bench/cpu.mjs). A bare `node -e ""` is measured alongside: what any Node.js process costs to start.
  *
+ * With the helper (`taskgate agent serve`, which the integrations start) running, the same hook is
+ * measured again: a Node.js start and one question over its socket; and the question alone, as the
+ * opencode plugin asks it from inside opencode, without a process.
+ *
  * Every figure is the median of BENCH_RUNS runs (default 7) after one warm-up run, the measurements
  * interleaved round by round; each run's answer is checked (exit code, allowed or not, the task)
  * before its time is kept. Settings: BENCH_TASKS (10,000), BENCH_RUNS (7). Prints `BENCH_ROW {...}`
  * per figure and `BENCH_JSON {...}` last.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { createConnection } from "node:net";
+import { performance } from "node:perf_hooks";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,7 +78,12 @@ function inProgressTask(dir) {
 function measures(phasesDir, boardDir) {
   const phasesTask = implementTask(phasesDir);
   const board = inProgressTask(boardDir);
-  const boardEnv = { ...process.env, TASKGATE_LOGIN: board.login, TASKGATE_AGENT: board.agent };
+  const boardEnv = {
+    ...process.env,
+    TASKGATE_LOGIN: board.login,
+    TASKGATE_AGENT: board.agent,
+    TASKGATE_AGENT_HELPER: "0",
+  };
   const allowedJson = (task) => (result) => {
     const answer = JSON.parse(result.stdout);
     return result.code === 0 && answer.allowed && answer.task === task ? undefined : result.stdout.slice(0, 300);
@@ -99,7 +110,7 @@ function measures(phasesDir, boardDir) {
       name: `phases agent hook claude-code, TASKGATE_TASK (${int(TASKS)} tasks)`,
       args: [BIN, "agent", "hook", "claude-code"],
       cwd: phasesDir,
-      env: { ...process.env, TASKGATE_TASK: phasesTask, CLAUDE_PROJECT_DIR: phasesDir },
+      env: { ...process.env, TASKGATE_TASK: phasesTask, CLAUDE_PROJECT_DIR: phasesDir, TASKGATE_AGENT_HELPER: "0" },
       input: event(phasesDir, "src/guarded.ts"),
       check: silent,
       target: true,
@@ -128,13 +139,66 @@ function measures(phasesDir, boardDir) {
       check: silent,
       target: true,
     },
+    {
+      name: `board agent hook claude-code, helper running (${int(TASKS)} tasks)`,
+      args: [BIN, "agent", "hook", "claude-code"],
+      cwd: boardDir,
+      env: { ...boardEnv, CLAUDE_PROJECT_DIR: boardDir, TASKGATE_AGENT_HELPER: "1" },
+      input: event(boardDir, board.file),
+      check: silent,
+      target: true,
+      helper: true,
+    },
   ];
+}
+
+/** Starts the board's helper and waits for its socket. */
+async function startHelper(dir) {
+  const child = spawn(process.execPath, [BIN, "agent", "serve", "--repo", dir], {
+    cwd: dir,
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, TASKGATE_AGENT_IDLE: "600" },
+  });
+  child.unref();
+  const socket = join(dir, ".git/taskgate/agent.sock");
+  for (let wait = 0; wait < 300 && !existsSync(socket); wait++) await new Promise((done) => setTimeout(done, 100));
+  if (!existsSync(socket)) throw new Error("the helper did not start");
+  return socket;
+}
+
+/** One question over the helper's socket, as the opencode plugin asks it: milliseconds, and the reply. */
+function askSocket(socket, request) {
+  return new Promise((done, fail) => {
+    const started = performance.now();
+    const connection = createConnection(socket);
+    let reply = "";
+    connection.on("error", fail);
+    connection.on("connect", () => connection.write(`${JSON.stringify(request)}\n`));
+    connection.on("data", (chunk) => {
+      reply += chunk;
+      if (reply.includes("\n")) {
+        connection.destroy();
+        done({ ms: performance.now() - started, reply: JSON.parse(reply) });
+      }
+    });
+  });
 }
 
 async function main() {
   console.log(`building a ${int(TASKS)}-task phases repository and board…`);
   const [phases, board] = await Promise.all([buildPhases({ tasks: TASKS }), buildBoard({ tasks: TASKS })]);
-  const list = measures(checkout(phases.dir, "phases"), checkout(board.dir, "board"));
+  const boardDir = checkout(board.dir, "board");
+  const list = measures(checkout(phases.dir, "phases"), boardDir);
+  const socket = await startHelper(boardDir);
+  try {
+    await measureAll(list, socket, boardDir);
+  } finally {
+    execFileSync(process.execPath, [BIN, "agent", "stop", "--repo", boardDir], { stdio: "ignore" });
+  }
+}
+
+async function measureAll(list, socket, boardDir) {
   const cpu = list.map(() => []);
   const wall = list.map(() => []);
   for (let round = -1; round < RUNS; round++) {
@@ -153,9 +217,13 @@ async function main() {
     }
   }
   const figures = list.map((item, i) => ({ measure: item.name, cpuMs: median(cpu[i]), wallMs: median(wall[i]) }));
+  figures.push(await pluginQuestion(list.at(-1), socket, boardDir));
   for (const [i, figure] of figures.entries()) {
-    const item = list[i];
-    const value = `${Math.round(figure.wallMs)} ms wall, ${Math.round(figure.cpuMs)} ms CPU`;
+    const item = list[i] ?? { target: true };
+    const value =
+      figure.cpuMs === undefined
+        ? `${fixed(figure.wallMs)} ms wall`
+        : `${Math.round(figure.wallMs)} ms wall, ${Math.round(figure.cpuMs)} ms CPU`;
     console.log(`${figure.measure}: ${value}`);
     if (item.target === undefined) benchRow(figure.measure, value, "reference", true);
     else if (item.target)
@@ -164,6 +232,33 @@ async function main() {
   }
   console.log(`BENCH_JSON ${JSON.stringify({ tasks: TASKS, runs: RUNS, figures })}`);
 }
+
+/** The opencode plugin's path: one question to the running helper from a long-lived process. */
+async function pluginQuestion(hookMeasure, socket, boardDir) {
+  const env = hookMeasure.env;
+  const request = {
+    harness: "opencode",
+    input: JSON.stringify({
+      tool: "write",
+      args: { filePath: JSON.parse(hookMeasure.input).tool_input.file_path },
+      directory: boardDir,
+    }),
+    cwd: boardDir,
+    env: { TASKGATE_LOGIN: env.TASKGATE_LOGIN, TASKGATE_AGENT: env.TASKGATE_AGENT },
+  };
+  const times = [];
+  for (let round = -1; round < RUNS; round++) {
+    const { ms, reply } = await askSocket(socket, request);
+    if (reply.code !== 0) throw new Error(`the helper refused the plugin's question: ${JSON.stringify(reply)}`);
+    if (round >= 0) times.push(ms);
+  }
+  return {
+    measure: `board opencode plugin → helper, one question, no process (${int(TASKS)} tasks)`,
+    wallMs: median(times),
+  };
+}
+
+const fixed = (n) => n.toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 main()
   .catch((error) => {

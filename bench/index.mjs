@@ -29,6 +29,7 @@ const BENCHES = [
   node("action.mjs"),
   node("start.mjs"),
   node("cli.mjs"),
+  node("agents.mjs"),
   {
     name: "app",
     file: "bench/app.measure.ts",
