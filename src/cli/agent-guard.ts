@@ -10,15 +10,19 @@
  * is named and a project file is asked about). It writes nothing and takes no lock.
  */
 import { realpathSync } from "node:fs";
+import { readFile, readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   AuthoringRefusal,
+  CONFIG_PATH,
+  STATE_FILE,
   boardCanEdit,
   canEdit,
   isLogin,
   loadConfig,
   readLimits,
   type Config,
+  type Loaded,
   type Snapshot,
   type SnapshotScope,
   type WorkflowModel,
@@ -89,17 +93,17 @@ export function actingFrom(values: Acting, env: CliIo["env"]): Acting {
  * allowed, and the answer says taskgate is not configured. An invalid config throws `ConfigError`;
  * a board without a known login throws `IdentityError`.
  */
-export async function openGuard(repoDir: string, acting: Acting, io: CliIo): Promise<Guard> {
-  let repo: GitRepository;
+export async function openGuard(repoDir: string, acting: Acting, io: CliIo, keep?: GuardCache): Promise<Guard> {
+  let opened: { repo: GitRepository; root: string };
   try {
-    repo = await GitRepository.open(repoDir);
+    opened = await openRepository(repoDir, keep);
   } catch (error) {
     if (error instanceof RepositoryError) return unconfigured(undefined, `${repoDir} is not a git repository`);
     throw error;
   }
-  const root = await repo.workTreeRoot();
+  const { repo, root } = opened;
   const tree = new WorkTree(root);
-  const loaded = await loadConfig(tree, "work tree");
+  const loaded = await configOf(tree, root, keep);
   if (!loaded) return unconfigured(root, `taskgate is not configured in ${root} (no .github/taskgate.yml)`);
   const { config, model } = loaded;
   const preset = model.name === "board" ? "board" : "phases";
@@ -118,6 +122,38 @@ export async function openGuard(repoDir: string, acting: Acting, io: CliIo): Pro
       return complete({ ...answer, agent: preset === "board" ? (answer as { owner: string }).owner : null }, preset);
     },
   };
+}
+
+/**
+ * What a long-lived process (the helper) keeps between questions: the repository opened (git's
+ * folder and work tree do not move), and the config parsed, reused while the file's text is the same.
+ */
+export interface GuardCache {
+  readonly repositories: Map<string, { repo: GitRepository; root: string }>;
+  readonly configs: Map<string, { text: string; loaded: Loaded }>;
+}
+
+export function guardCache(): GuardCache {
+  return { repositories: new Map(), configs: new Map() };
+}
+
+async function openRepository(repoDir: string, keep: GuardCache | undefined) {
+  const known = keep?.repositories.get(repoDir);
+  if (known) return known;
+  const repo = await GitRepository.open(repoDir);
+  const opened = { repo, root: await repo.workTreeRoot() };
+  keep?.repositories.set(repoDir, opened);
+  return opened;
+}
+
+async function configOf(tree: WorkTree, root: string, keep: GuardCache | undefined): Promise<Loaded | undefined> {
+  if (!keep) return loadConfig(tree, "work tree");
+  const text = await readFile(join(root, CONFIG_PATH), "utf8").catch(() => undefined);
+  const known = keep.configs.get(root);
+  if (text !== undefined && known?.text === text) return known.loaded;
+  const loaded = await loadConfig(tree, "work tree");
+  if (loaded && text !== undefined) keep.configs.set(root, { text, loaded });
+  return loaded;
 }
 
 function unconfigured(root: string | undefined, why: string): Guard {
@@ -168,8 +204,18 @@ function snapshotReader(
       return read({ paths: [config.board.definitions, config.board.ledger], prefixes: [] });
     }
     if (acting.task !== undefined) return read({ paths: [], prefixes: [`${tasksPrefix}${acting.task}/`] });
-    return path.startsWith(tasksPrefix) ? empty : read({ paths: [], prefixes: [tasksPrefix] });
+    if (path.startsWith(tasksPrefix)) return empty;
+    // Whether any task edits project files now: every task's `.state`, and nothing else of its folder.
+    full ??= stateFiles(tree, tasksPrefix).then((paths) =>
+      tree.readSnapshot("work tree", { paths, prefixes: [] }, limits),
+    );
+    return full;
   };
+}
+
+async function stateFiles(tree: WorkTree, tasksPrefix: string): Promise<string[]> {
+  const entries = await readdir(join(tree.root, tasksPrefix), { withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => `${tasksPrefix}${entry.name}/${STATE_FILE}`);
 }
 
 function phasesAnswer(config: Config, snapshot: Snapshot, path: string, task: string | undefined) {

@@ -12,7 +12,7 @@
  * A guard that cannot answer (an invalid config, no login on a board) refuses with the reason: it
  * fails closed. A repository without taskgate's config is not guarded.
  */
-import { actingFrom, answerText, openGuard, type EditAnswer } from "./agent-guard.js";
+import { actingFrom, answerText, openGuard, type EditAnswer, type GuardCache } from "./agent-guard.js";
 import { claudeCodeCall, opencodeCall, type Harness, type ToolCall } from "./agent-harness.js";
 import type { HookRequest, HookResult } from "./agent-helper.js";
 import { EXIT, IdentityError, type CliIo } from "./io.js";
@@ -26,7 +26,11 @@ export interface HookOptions {
 }
 
 /** Judges one tool call; never throws. */
-export async function judgeHook(request: HookRequest, options: HookOptions = {}): Promise<HookResult> {
+export async function judgeHook(
+  request: HookRequest,
+  options: HookOptions = {},
+  keep?: GuardCache,
+): Promise<HookResult> {
   const harness = request.harness as Harness;
   let stdout = "";
   let stderr = "";
@@ -36,11 +40,17 @@ export async function judgeHook(request: HookRequest, options: HookOptions = {})
     cwd: request.cwd,
     env: request.env,
   };
-  const code = await hook(io, harness, request, options);
+  const code = await hook(io, harness, request, options, keep);
   return { code, stdout, stderr };
 }
 
-async function hook(io: CliIo, harness: Harness, request: HookRequest, options: HookOptions): Promise<number> {
+async function hook(
+  io: CliIo,
+  harness: Harness,
+  request: HookRequest,
+  options: HookOptions,
+  keep: GuardCache | undefined,
+): Promise<number> {
   let call: ToolCall;
   try {
     const input: unknown = JSON.parse(request.input || "null");
@@ -53,7 +63,7 @@ async function hook(io: CliIo, harness: Harness, request: HookRequest, options: 
   const project = projectOf(harness, call, request);
   try {
     const acting = actingFrom({ task: options.task, agent: options.agent, as: options.as }, request.env);
-    const guard = await openGuard(options.repo ?? project, acting, io);
+    const guard = await openGuard(options.repo ?? project, acting, io, keep);
     const refused: EditAnswer[] = [];
     for (const file of call.files) {
       const answer = await guard.judge(call.cwd ?? project, file);

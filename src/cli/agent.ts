@@ -118,8 +118,9 @@ function projectDir(harness: string, request: HookRequest): string | undefined {
 async function serveCommand(io: CliIo, repoDir: string): Promise<number> {
   const socket = socketPath(repoDir);
   if (!socket) throw new UsageError(`${repoDir} is not in a git repository with room for the helper's socket`);
-  const { judgeHook } = await import("./agent-hook.js");
-  await serve(socket, (request) => judgeHook(request));
+  const [{ judgeHook }, { guardCache }] = await Promise.all([import("./agent-hook.js"), import("./agent-guard.js")]);
+  const keep = guardCache();
+  await serve(socket, (request) => judgeHook(request, {}, keep));
   return EXIT.ok;
 }
 

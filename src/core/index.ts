@@ -86,3 +86,4 @@ export {
 export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";
 export { boardCanEdit, type ActingOwner, type BoardEditAnswer } from "./board/authoring.js";
 export type { ScopeAnswer } from "./phases/authoring.js";
+export { STATE_FILE } from "./phases/reader.js";
