@@ -16,12 +16,13 @@ import {
   AuthoringRefusal,
   CONFIG_PATH,
   STATE_FILE,
-  boardCanEdit,
+  boardEditor,
   canEdit,
   isLogin,
   loadConfig,
   readLimits,
   type Config,
+  type BoardEditor,
   type Loaded,
   type Snapshot,
   type SnapshotScope,
@@ -117,7 +118,7 @@ export async function openGuard(repoDir: string, acting: Acting, io: CliIo, keep
       const snapshot = await read(target);
       const answer =
         preset === "board"
-          ? boardCanEdit({ config, snapshot, actor: actor! }, target, { task: acting.task, agent: acting.agent })
+          ? editorOf(config, snapshot, root, keep)(target, actor!, { task: acting.task, agent: acting.agent })
           : phasesAnswer(config, snapshot, target, acting.task);
       return complete({ ...answer, agent: preset === "board" ? (answer as { owner: string }).owner : null }, preset);
     },
@@ -131,10 +132,22 @@ export async function openGuard(repoDir: string, acting: Acting, io: CliIo, keep
 export interface GuardCache {
   readonly repositories: Map<string, { repo: GitRepository; root: string }>;
   readonly configs: Map<string, { text: string; loaded: Loaded }>;
+  /** A board read once, reused while its config, definitions and ledger are the same. */
+  readonly boards: Map<string, { config: Config; key: string; editor: BoardEditor }>;
 }
 
 export function guardCache(): GuardCache {
-  return { repositories: new Map(), configs: new Map() };
+  return { repositories: new Map(), configs: new Map(), boards: new Map() };
+}
+
+function editorOf(config: Config, snapshot: Snapshot, root: string, keep: GuardCache | undefined): BoardEditor {
+  const texts = [config.board.definitions, config.board.ledger].map((path) => snapshot.files.get(path)?.text ?? "");
+  const key = texts.join("\0");
+  const known = keep?.boards.get(root);
+  if (known && known.config === config && known.key === key) return known.editor;
+  const editor = boardEditor(config, snapshot);
+  keep?.boards.set(root, { config, key, editor });
+  return editor;
 }
 
 async function openRepository(repoDir: string, keep: GuardCache | undefined) {

@@ -184,7 +184,7 @@ export const VERBS: readonly Verb[] = [
     name: "agent",
     options: {},
     ownArguments: true,
-    usage: "agent    install|uninstall|hook claude-code|opencode   stop out-of-scope edits in coding agents",
+    usage: "agent    install|uninstall|hook claude-code|opencode, serve|stop   guard edits in coding agents",
     load: async () => (await import("./agent.js")).agentCommand,
   },
   {

@@ -84,6 +84,12 @@ export {
   type FileFacts,
 } from "./kernel/files.js";
 export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";
-export { boardCanEdit, type ActingOwner, type BoardEditAnswer } from "./board/authoring.js";
+export {
+  boardCanEdit,
+  boardEditor,
+  type ActingOwner,
+  type BoardEditAnswer,
+  type BoardEditor,
+} from "./board/authoring.js";
 export type { ScopeAnswer } from "./phases/authoring.js";
 export { STATE_FILE } from "./phases/reader.js";

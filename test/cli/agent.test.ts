@@ -209,6 +209,11 @@ describe("Claude Code's PreToolUse hook on a board", () => {
     expect(other.decision.permissionDecisionReason).toContain("carol holds no task in progress");
     expect(other.decision.permissionDecisionReason).toContain("(task-missing)");
     expect(other.decision.permissionDecisionReason).toContain("instead: Claim a task first");
+    // As the check lets a pull request of no task carry rendered status files alone.
+    const rendered = taskgate(["can-edit", "docs/status/matrix.md", "--as", "carol", "--json"], repo.dir);
+    expect(JSON.parse(rendered.stdout)).toMatchObject({ allowed: true, kind: "rendered", task: null });
+    const framework = taskgate(["can-edit", ".github/workflows/ci.yml", "--as", "carol", "--json"], repo.dir);
+    expect(JSON.parse(framework.stdout)).toMatchObject({ allowed: false, kind: "framework", code: "task-missing" });
   });
 
   it("fails closed: without a login on a board the edit is refused with how to set one", () => {

@@ -471,7 +471,20 @@ export function boardCanEdit(
   path: string,
   acting: ActingOwner,
 ): BoardEditAnswer {
-  const owner = acting.agent !== undefined ? `${ctx.actor}/${acting.agent}` : ctx.actor;
+  return boardEditor(ctx.config, ctx.snapshot)(path, ctx.actor, acting);
+}
+
+/** Who may edit what on one board: `boardCanEdit` with the board read once, for many questions. */
+export type BoardEditor = (path: string, actor: string, acting: ActingOwner) => BoardEditAnswer;
+
+export function boardEditor(config: Config, snapshot: Snapshot): BoardEditor {
+  const board = readBoard(snapshot, config.board);
+  return (path, actor, acting) => editAnswer(config, board, path, actor, acting);
+}
+
+function editAnswer(config: Config, board: Board, path: string, actor: string, acting: ActingOwner): BoardEditAnswer {
+  const ctx = { config };
+  const owner = acting.agent !== undefined ? `${actor}/${acting.agent}` : actor;
   const answer = (
     allowed: boolean,
     task: string | null,
@@ -493,7 +506,6 @@ export function boardCanEdit(
       hint: "Use a path relative to the repository root, without `.`, `..` or empty segments.",
     });
   }
-  const board = readBoard(ctx.snapshot, ctx.config.board);
   const broken = board.problems[0];
   if (broken) {
     return answer(false, acting.task ?? null, "board", broken.message, {
@@ -502,7 +514,12 @@ export function boardCanEdit(
     });
   }
   const found = actingTask(board, owner, acting);
-  if (typeof found !== "string") return answer(false, found.task, "project", found.reason, found.extra);
+  if (typeof found !== "string") {
+    // A pull request of no task may still carry rendered status files alone (see `taskMissing`).
+    const kind = boardFileRule(ctx.config, board, new Set(), new Set())(path).kind;
+    if (kind === "rendered") return answer(true, found.task, kind, ...allowedReason(board, "", path, kind));
+    return answer(false, found.task, kind, found.reason, found.extra);
+  }
   const verdict = boardFileRule(ctx.config, board, new Set([found]), new Set([found]))(path);
   if (verdict.violation) {
     return answer(false, found, verdict.kind, verdict.violation.message, {
