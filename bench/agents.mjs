@@ -19,6 +19,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { createConnection } from "node:net";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -162,7 +163,7 @@ async function startHelper(dir) {
   });
   child.unref();
   const socket = join(dir, ".git/taskgate/agent.sock");
-  for (let wait = 0; wait < 300 && !existsSync(socket); wait++) await new Promise((done) => setTimeout(done, 100));
+  for (let wait = 0; wait < 300 && !existsSync(socket); wait++) await sleep(100);
   if (!existsSync(socket)) throw new Error("the helper did not start");
   return socket;
 }
