@@ -117,6 +117,15 @@ function measures(phasesDir, boardDir) {
       target: true,
     },
     {
+      name: `phases agent hook claude-code, TASKGATE_TASK, helper running (${int(TASKS)} tasks)`,
+      args: [BIN, "agent", "hook", "claude-code"],
+      cwd: phasesDir,
+      env: { ...process.env, TASKGATE_TASK: phasesTask, CLAUDE_PROJECT_DIR: phasesDir, TASKGATE_AGENT_HELPER: "1" },
+      input: event(phasesDir, "src/guarded.ts"),
+      check: silent,
+      target: true,
+    },
+    {
       name: `phases can-edit, no task named: every .state read (${int(TASKS)} tasks)`,
       args: [BIN, "can-edit", "src/guarded.ts", "--json"],
       cwd: phasesDir,
@@ -190,12 +199,15 @@ async function main() {
   console.log(`building a ${int(TASKS)}-task phases repository and board…`);
   const [phases, board] = await Promise.all([buildPhases({ tasks: TASKS }), buildBoard({ tasks: TASKS })]);
   const boardDir = checkout(board.dir, "board");
-  const list = measures(checkout(phases.dir, "phases"), boardDir);
-  const socket = await startHelper(boardDir);
+  const phasesDir = checkout(phases.dir, "phases");
+  const list = measures(phasesDir, boardDir);
   try {
-    await measureAll(list, socket, boardDir);
+    await startHelper(phasesDir);
+    await measureAll(list, await startHelper(boardDir), boardDir);
   } finally {
-    execFileSync(process.execPath, [BIN, "agent", "stop", "--repo", boardDir], { stdio: "ignore" });
+    for (const dir of [phasesDir, boardDir]) {
+      execFileSync(process.execPath, [BIN, "agent", "stop", "--repo", dir], { stdio: "ignore" });
+    }
   }
 }
 

@@ -10,7 +10,7 @@
  * is named and a project file is asked about). It writes nothing and takes no lock.
  */
 import { realpathSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { lstat, readFile, readdir } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   AuthoringRefusal,
@@ -115,11 +115,13 @@ export async function openGuard(repoDir: string, acting: Acting, io: CliIo, keep
     async judge(cwd, file) {
       const target = resolveTarget(root, cwd, file);
       if (typeof target !== "string") return escaped(target, acting, actor, preset);
-      const snapshot = await read(target);
       const answer =
         preset === "board"
-          ? editorOf(config, snapshot, root, keep)(target, actor!, { task: acting.task, agent: acting.agent })
-          : phasesAnswer(config, snapshot, target, acting.task);
+          ? (await editorOf(config, root, () => read(target), keep))(target, actor!, {
+              task: acting.task,
+              agent: acting.agent,
+            })
+          : phasesAnswer(config, await read(target), target, acting.task);
       return complete({ ...answer, agent: preset === "board" ? (answer as { owner: string }).owner : null }, preset);
     },
   };
@@ -140,13 +142,28 @@ export function guardCache(): GuardCache {
   return { repositories: new Map(), configs: new Map(), boards: new Map() };
 }
 
-function editorOf(config: Config, snapshot: Snapshot, root: string, keep: GuardCache | undefined): BoardEditor {
-  const texts = [config.board.definitions, config.board.ledger].map((path) => snapshot.files.get(path)?.text ?? "");
-  const key = texts.join("\0");
-  const known = keep?.boards.get(root);
+/**
+ * The board's editor. A long-lived process keeps it while the definitions and the ledger are the
+ * same files: same inode, size and modification time (taskgate writes them by renaming a new file
+ * into place, so a change is a new inode); a one-off answer reads them.
+ */
+async function editorOf(
+  config: Config,
+  root: string,
+  read: () => Promise<Snapshot>,
+  keep: GuardCache | undefined,
+): Promise<BoardEditor> {
+  if (!keep) return boardEditor(config, await read());
+  const stats = await Promise.all(
+    [config.board.definitions, config.board.ledger].map((path) =>
+      lstat(join(root, path), { bigint: true }).catch(() => undefined),
+    ),
+  );
+  const key = stats.map((stat) => (stat ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : "-")).join("/");
+  const known = keep.boards.get(root);
   if (known && known.config === config && known.key === key) return known.editor;
-  const editor = boardEditor(config, snapshot);
-  keep?.boards.set(root, { config, key, editor });
+  const editor = boardEditor(config, await read());
+  keep.boards.set(root, { config, key, editor });
   return editor;
 }
 

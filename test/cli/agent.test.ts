@@ -304,7 +304,13 @@ describe("the helper", () => {
       expect(claude(repo.dir, "Write", api, served)).toMatchObject({ code: 0, decision: undefined });
       const carol = claude(repo.dir, "Write", api, { ...served, TASKGATE_LOGIN: "carol" });
       expect(carol.decision.permissionDecisionReason).toContain("carol/run-7 holds no task in progress");
-      repo.write({ "src/api/later.ts": "x\n" });
+      // A claim written meanwhile is seen at once: the helper keeps the board only while its files are the same.
+      const claim = taskgate(["claim", "ui", "--agent", "run-9"], repo.dir, { TASKGATE_LOGIN: "dave" });
+      expect(claim.code, claim.stdout + claim.stderr).toBe(0);
+      expect(claude(repo.dir, "Write", page, { ...served, TASKGATE_AGENT: "run-9" })).toMatchObject({
+        code: 0,
+        decision: undefined,
+      });
       const stop = taskgate(["agent", "stop"], repo.dir);
       expect(stop.stdout).toContain("the helper stopped");
       for (let wait = 0; wait < 50 && existsSync(socket); wait++) await new Promise((done) => setTimeout(done, 100));
