@@ -250,8 +250,8 @@ function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-function pluginBody(command: string): string {
-  return `/**
+/** The plugin's code; `__COMMAND__` becomes the command, as a JSON string. */
+const PLUGIN_TEMPLATE = `/**
  * taskgate's guard for opencode. Before opencode runs a tool that writes files (write, edit,
  * multiedit, apply_patch, patch, bash), this plugin asks taskgate whether the acting task may
  * change them, and when not, throws taskgate's reason, hint and what to do instead: opencode awaits
@@ -266,7 +266,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join, resolve } from "node:path";
 
-const COMMAND = ${JSON.stringify(`${command} agent hook opencode`)};
+const COMMAND = __COMMAND__;
 const WRITING_TOOLS = new Set(["write", "edit", "multiedit", "apply_patch", "patch", "bash"]);
 const ENV = ["TASKGATE_LOGIN", "TASKGATE_AGENT", "TASKGATE_TASK", "TASKGATE_DEBUG"];
 
@@ -346,4 +346,7 @@ export const TaskgateGuard = async ({ directory }) => ({
   },
 });
 `;
+
+function pluginBody(command: string): string {
+  return PLUGIN_TEMPLATE.replace("__COMMAND__", () => JSON.stringify(`${command} agent hook opencode`));
 }
