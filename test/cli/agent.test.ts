@@ -216,6 +216,35 @@ describe("Claude Code's PreToolUse hook on a board", () => {
     expect(JSON.parse(framework.stdout)).toMatchObject({ allowed: false, kind: "framework", code: "task-missing" });
   });
 
+  it("names a task the owner does not hold, or an unknown one, as task-missing with how to fix it", () => {
+    const repo = claimedBoard();
+    const todo = taskgate(
+      ["can-edit", "src/ui/x.ts", "--task", "ui", "--as", "dave", "--agent", "run-7", "--json"],
+      repo.dir,
+    );
+    expect(todo.code).toBe(1);
+    expect(JSON.parse(todo.stdout)).toMatchObject({
+      allowed: false,
+      task: "ui",
+      code: "task-missing",
+      reason: "ui is todo: not in progress for dave/run-7",
+      hint: "Claim it first: `taskgate claim ui --agent run-7`.",
+      instead: { action: "claim" },
+    });
+    const unknown = taskgate(["can-edit", "src/ui/x.ts", "--task", "apj", "--as", "dave", "--json"], repo.dir);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ code: "task-missing", hint: "Did you mean api?" });
+  });
+
+  it("fails closed on an invalid config: the hook denies and says why, can-edit exits 2", () => {
+    const repo = claimedBoard();
+    installClaude(repo.dir);
+    repo.write({ ".github/taskgate.yml": "preset: nope\n" });
+    const result = claude(repo.dir, "Write", { file_path: join(repo.dir, "src/api/x.ts"), content: "x" });
+    expect(result.decision.permissionDecision).toBe("deny");
+    expect(result.decision.permissionDecisionReason).toContain("the taskgate config is invalid");
+    expect(taskgate(["can-edit", "src/api/x.ts"], repo.dir, AGENT_ENV).code).toBe(2);
+  });
+
   it("fails closed: without a login on a board the edit is refused with how to set one", () => {
     const repo = claimedBoard();
     installClaude(repo.dir);
