@@ -31,6 +31,7 @@ const BENCHES = [
   node("action.mjs"),
   node("start.mjs"),
   node("cli.mjs"),
+  node("agents.mjs"),
   {
     name: "app",
     file: "bench/app.measure.ts",

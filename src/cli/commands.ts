@@ -104,13 +104,6 @@ export const VERBS: readonly Verb[] = [
     load: async () => (await phases()).move,
   },
   {
-    name: "can-edit",
-    preset: "phases",
-    options: { task: "string" },
-    usage: "can-edit <file> [--task <task-id>] may a task (or any task) change this file?",
-    load: async () => (await phases()).canEditCommand,
-  },
-  {
     name: "scope",
     preset: "phases",
     options: {},
@@ -186,6 +179,19 @@ export const VERBS: readonly Verb[] = [
     options: { as: "string" },
     usage: "release-external <task-id>",
     load: async () => (await board()).releaseExternal,
+  },
+  {
+    name: "can-edit",
+    options: { task: "string", agent: "string", as: "string" },
+    usage: "can-edit <file> [--task ID] [--agent A]  may the acting task change this file? (both presets)",
+    load: async () => (await import("./agent-guard.js")).canEditCommand,
+  },
+  {
+    name: "agent",
+    options: {},
+    ownArguments: true,
+    usage: "agent    install|uninstall|hook claude-code|opencode, serve|stop   guard edits in coding agents",
+    load: async () => (await import("./agent.js")).agentCommand,
   },
   {
     name: "unlock",

@@ -1,6 +1,6 @@
-/** The verbs of the phases preset: `new`, `move`, `upgrade`, `can-edit` and `scope`. */
-import { canEdit, moveTask, newTask, taskScope, upgradeTasks } from "../core/index.js";
-import { actorOf, mutate, one, openWorkspace, option, readTree, repoPath } from "./authoring.js";
+/** The verbs of the phases preset: `new`, `move`, `upgrade` and `scope` (`can-edit` is in agent-guard.ts, for both presets). */
+import { moveTask, newTask, taskScope, upgradeTasks } from "../core/index.js";
+import { actorOf, mutate, one, openWorkspace, readTree } from "./authoring.js";
 import type { CommandRun } from "./commands.js";
 import { EXIT, UsageError } from "./io.js";
 
@@ -60,22 +60,6 @@ function upgradeSummary(facts: Readonly<Record<string, unknown>>): string {
       ([state, group]) => `  at ${state} (${group.from}${group.adopted ? ", adopted" : ""}): ${group.ids.join(", ")}`,
     ),
   ].join("\n");
-}
-
-/** `can-edit <file> [--task <task-id>]`: may the task (or any task) change the file now? */
-export async function canEditCommand(run: CommandRun): Promise<number> {
-  const ws = await openWorkspace(run);
-  const path = repoPath(run, ws.root, one(run, "file"));
-  const snapshot = await readTree(ws);
-  const answer = canEdit({ config: ws.config, snapshot }, path, option(run, "task"));
-  if (run.json) run.printJson(answer);
-  else {
-    run.io.stdout(
-      `${answer.allowed ? "yes" : "no"}: ${answer.reason}${answer.code ? ` (${answer.code})` : ""}\n` +
-        (answer.hint ? `  hint: ${answer.hint}\n` : ""),
-    );
-  }
-  return answer.allowed ? EXIT.ok : EXIT.failure;
 }
 
 /** `scope <task-id>`: what the task may edit now and what it never may. */

@@ -88,3 +88,11 @@ export { workflowOf } from "./phases/preset.js";
 export { BOARD_EDGES, type Definition, type LedgerEntry } from "./board/formats.js";
 export { entryOf, readBoard, type Board } from "./board/reader.js";
 export { APPROVALS_FILE, STATE_FILE } from "./phases/reader.js";
+export {
+  boardCanEdit,
+  boardEditor,
+  type ActingOwner,
+  type BoardEditAnswer,
+  type BoardEditor,
+} from "./board/authoring.js";
+export type { ScopeAnswer } from "./phases/authoring.js";

@@ -294,8 +294,9 @@ describe("taskgate can-edit and scope", () => {
   it("refuses paths that leave the checkout and files outside it", async () => {
     const repo = phasesRepo(files);
     const outside = await runCli(["can-edit", "../elsewhere.txt"], repo.dir);
-    expect(outside.code).toBe(2);
-    expect(outside.stderr).toContain("outside the checkout");
+    expect(outside.code).toBe(1);
+    expect(outside.stdout).toContain("lies outside the repository");
+    expect(outside.stdout).toContain("(path-escape)");
   });
 
   it("scope lists what the task may edit now and what it never may", async () => {

@@ -6,9 +6,10 @@
  * pull-request rules judge the step before anything is written (see kernel/change.ts).
  */
 import type { Config } from "../kernel/config.js";
-import { entryOf, handoffPath, issuePath, readBoard, type Board } from "./reader.js";
+import { UNFINISHED, entryOf, handoffPath, issuePath, readBoard, type Board } from "./reader.js";
+import { boardFileRule, type BoardFileVerdict } from "./pull-request.js";
 import { DefinitionSchema, STATUSES, type Definition, type HistoryEntry, type Status } from "./formats.js";
-import { OWNER_HINT, ownedBy, parseOwner } from "./owners.js";
+import { OWNER_HINT, ownedBy, parseOwner, sameOwner } from "./owners.js";
 import { appendDefinition, writeLedger, type LedgerEdit } from "./records.js";
 import { tooDeep } from "../kernel/json.js";
 import { closest } from "../kernel/text.js";
@@ -438,4 +439,164 @@ export function taskPacket(ctx: Pick<BoardContext, "config" | "snapshot">, id: s
   const own = text(handoffPath(options, id));
   if (own?.trim()) out.push("", "## Handoff so far", "", own.trim());
   return `${out.join("\n")}\n`;
+}
+
+/** `taskgate can-edit` on a board: may the acting owner's pull request change this file now? */
+export interface BoardEditAnswer {
+  readonly path: string;
+  /** The acting task: the one named, or the one in progress (or in review) the owner holds. */
+  readonly task: string | null;
+  /** Who acts: `login` or `login/agent`. */
+  readonly owner: string;
+  readonly allowed: boolean;
+  readonly kind: BoardFileVerdict["kind"] | "invalid";
+  readonly code?: Violation["code"];
+  readonly reason: string;
+  readonly hint?: string;
+}
+
+/** What the acting owner works on: `task` if named, else the one task in progress or review they hold. */
+export interface ActingOwner {
+  readonly task?: string | undefined;
+  readonly agent?: string | undefined;
+}
+
+/**
+ * The answer `boardFileRule` gives for one file, for a pull request of the acting owner that carries
+ * the acting task (in progress or in review, owned by them): the rule the check applies to every
+ * changed file. Without an acting task a pull request works on no task (`task-missing`).
+ */
+export function boardCanEdit(
+  ctx: Pick<BoardContext, "config" | "snapshot" | "actor">,
+  path: string,
+  acting: ActingOwner,
+): BoardEditAnswer {
+  return boardEditor(ctx.config, ctx.snapshot)(path, ctx.actor, acting);
+}
+
+/** Who may edit what on one board: `boardCanEdit` with the board read once, for many questions. */
+export type BoardEditor = (path: string, actor: string, acting: ActingOwner) => BoardEditAnswer;
+
+export function boardEditor(config: Config, snapshot: Snapshot): BoardEditor {
+  const board = readBoard(snapshot, config.board);
+  return (path, actor, acting) => editAnswer(config, board, path, actor, acting);
+}
+
+function editAnswer(config: Config, board: Board, path: string, actor: string, acting: ActingOwner): BoardEditAnswer {
+  const ctx = { config };
+  const owner = acting.agent !== undefined ? `${actor}/${acting.agent}` : actor;
+  const answer = (
+    allowed: boolean,
+    task: string | null,
+    kind: BoardEditAnswer["kind"],
+    reason: string,
+    extra = {},
+  ) => ({
+    path,
+    task,
+    owner,
+    allowed,
+    kind,
+    reason,
+    ...extra,
+  });
+  if (isSuspiciousPath(path) || path.includes("\0")) {
+    return answer(false, acting.task ?? null, "invalid", `${path} is not a plain repository path`, {
+      code: "path-escape",
+      hint: "Use a path relative to the repository root, without `.`, `..` or empty segments.",
+    });
+  }
+  const broken = board.problems[0];
+  if (broken) {
+    return answer(false, acting.task ?? null, "board", broken.message, {
+      code: broken.code,
+      ...(broken.hint !== undefined && { hint: broken.hint }),
+    });
+  }
+  const found = actingTask(board, owner, acting);
+  if (typeof found !== "string") {
+    // A pull request of no task may still carry rendered status files alone (see `taskMissing`).
+    const kind = boardFileRule(ctx.config, board, new Set(), new Set())(path).kind;
+    if (kind === "rendered") return answer(true, found.task, kind, ...allowedReason(board, "", path, kind));
+    return answer(false, found.task, kind, found.reason, found.extra);
+  }
+  const verdict = boardFileRule(ctx.config, board, new Set([found]), new Set([found]))(path);
+  if (verdict.violation) {
+    return answer(false, found, verdict.kind, verdict.violation.message, {
+      code: verdict.violation.code,
+      ...(verdict.violation.hint !== undefined && { hint: verdict.violation.hint }),
+    });
+  }
+  return answer(true, found, verdict.kind, ...allowedReason(board, found, path, verdict.kind));
+}
+
+function allowedReason(board: Board, task: string, path: string, kind: BoardFileVerdict["kind"]): [string, object] {
+  const options = board.options;
+  switch (kind) {
+    case "board":
+      return [
+        `${path} is the board's ${path === options.ledger ? "ledger" : "definitions"}; its entries are judged by the pull-request rules`,
+        { hint: "Change it with `taskgate claim`, `submit` or `escalate`, which judge the change before writing." },
+      ];
+    case "metadata":
+      return [`${path} is evidence, a handoff or an issue report of ${task}`, {}];
+    case "rendered":
+      return [
+        `${path} is a rendered status file: derived, within every scope`,
+        { hint: "`taskgate render` writes it." },
+      ];
+    default:
+      return [`${path} is inside the paths of ${task}`, {}];
+  }
+}
+
+/** The acting task's id, or why there is none (an answer of `task-missing`). */
+function actingTask(
+  board: Board,
+  owner: string,
+  acting: ActingOwner,
+): string | { task: string | null; reason: string; extra: { code: Violation["code"]; hint: string } } {
+  const holds = (entryOwner: string | null | undefined) =>
+    !!entryOwner && (acting.agent !== undefined ? sameOwner(entryOwner, owner) : ownedBy(entryOwner, owner));
+  const claim = (id: string) =>
+    `Claim it first: \`taskgate claim ${id}${acting.agent ? ` --agent ${acting.agent}` : ""}\`.`;
+  if (acting.task !== undefined) {
+    if (!board.definitions.has(acting.task)) {
+      const near = closest(acting.task, [...board.definitions.keys()]);
+      return {
+        task: acting.task,
+        reason: `there is no task ${acting.task} in ${board.options.definitions}`,
+        extra: { code: "task-missing", hint: near ? `Did you mean ${near}?` : "List the tasks with `taskgate list`." },
+      };
+    }
+    const entry = entryOf(board, acting.task);
+    if (UNFINISHED.has(entry.status) && holds(entry.owner)) return acting.task;
+    return {
+      task: acting.task,
+      reason: `${acting.task} is ${entry.status}${entry.owner ? `, owned by ${entry.owner}` : ""}: not in progress for ${owner}`,
+      extra: {
+        code: "task-missing",
+        hint: entry.status === "todo" ? claim(acting.task) : "Work on a task you hold in progress.",
+      },
+    };
+  }
+  const held = Object.entries(board.ledger.tasks)
+    .filter(([, entry]) => UNFINISHED.has(entry.status) && holds(entry.owner))
+    .map(([id]) => id)
+    .sort();
+  if (held.length === 1) return held[0]!;
+  return {
+    task: null,
+    reason:
+      held.length === 0
+        ? `${owner} holds no task in progress, so a pull request of theirs works on no task`
+        : `${owner} holds ${held.length} tasks in progress (${held.slice(0, 5).join(", ")}): name the one this edit is for`,
+    extra: {
+      code: "task-missing",
+      hint:
+        held.length === 0
+          ? `${claim("<task-id>")} \`taskgate next --role ROLE\` finds one.`
+          : "Pass --task <task-id> (or set TASKGATE_TASK), or --agent <agent-id> (or TASKGATE_AGENT).",
+    },
+  };
 }

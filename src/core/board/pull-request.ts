@@ -9,7 +9,15 @@ import { deepEqual } from "../kernel/json.js";
 import { emptyFindings, type Findings } from "../kernel/model.js";
 import { own } from "../kernel/objects.js";
 import { globIndex, isSuspiciousPath } from "../kernel/paths.js";
-import { classifyPaths, firstRewrite, frameworkViolations, isMaintainer, taskMissing } from "../kernel/scope.js";
+import {
+  changedPathsOf,
+  firstRewrite,
+  frameworkViolations,
+  isMaintainer,
+  pathClassifier,
+  taskMissing,
+  type ChangedPaths,
+} from "../kernel/scope.js";
 import type { SnapshotScope } from "../kernel/port.js";
 import type { PrContext, Snapshot, Violation } from "../kernel/types.js";
 import { violation } from "../kernel/violations.js";
@@ -567,38 +575,57 @@ function recordUnblocks(ctx: BoardContext, touched: ReadonlySet<string>): void {
   }
 }
 
+/** What one file is to a board pull request, and the violation it is when it lies out of scope. */
+export interface BoardFileVerdict {
+  /**
+   * `board`: the definitions or the ledger (their content is judged by the rules above); `metadata`:
+   * evidence, handoffs and issue reports; `task`: inside the paths of a task being worked on.
+   */
+  readonly kind: "board" | "framework" | "rendered" | "metadata" | "task" | "project";
+  /** The tasks whose paths hold the file (kind `task`). */
+  readonly tasks?: readonly string[];
+  readonly violation?: Violation;
+}
+
 /**
- * Changed files: inside the paths of the tasks the author legally works on, or the board's own
- * files of a touched task; never framework files; rendered status files are derived and in scope.
+ * The one rule on which files a board pull request may change, one path at a time: inside the paths
+ * of the tasks the author legally works on (`executing`), or the board's own files and the evidence,
+ * handoffs and issue reports of a task it touches (`touched`); never framework files; rendered status
+ * files are derived and in scope. The check asks it about every changed file, and `can-edit` about
+ * one, so the two cannot disagree.
  */
-function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOutcome): void {
-  const { config, pr, head } = ctx;
+export function boardFileRule(
+  config: Config,
+  head: Board,
+  executing: ReadonlySet<string>,
+  touched: ReadonlySet<string>,
+): (path: string) => BoardFileVerdict {
   const options = config.board;
   const stateDirs = [options.evidence_dir, options.handoffs_dir, options.issues_dir];
-  const paths = classifyPaths(config, pr.files, (path) => path === options.ledger || path === options.definitions);
-  const owners = globIndex(
-    new Map([...outcome.executing].map((id) => [id, head.definitions.get(id)?.paths ?? []] as const)),
-  );
-  const working = [...outcome.executing].sort();
-  const problems: Violation[] = [...frameworkViolations(paths.framework)];
-  for (const path of paths.project) {
+  const classify = pathClassifier(config, (path) => path === options.ledger || path === options.definitions);
+  const owners = globIndex(new Map([...executing].map((id) => [id, head.definitions.get(id)?.paths ?? []] as const)));
+  const working = [...executing].sort();
+  return (path) => {
+    const kind = classify(path);
+    if (kind === "own") return { kind: "board" };
+    if (kind === "framework") return { kind, violation: frameworkViolations([path])[0]! };
+    if (kind === "rendered") return { kind };
     if (stateDirs.some((dir) => path.startsWith(`${dir}/`))) {
-      const entry = headSnapshot.files.get(path);
-      if (entry) ctx.findings.violations.push(...secretProblems(entry));
-      if (!isTaskMetadata(options, outcome.touched, path)) {
-        problems.push(
-          violation("out-of-scope", {
-            path,
-            message: `${path} belongs to no task this pull request works on`,
-            hint: "Evidence, handoffs and issue reports are named after their task; change them with that task.",
-          }),
-        );
-      }
-      continue;
+      if (isTaskMetadata(options, touched, path)) return { kind: "metadata" };
+      return {
+        kind: "metadata",
+        violation: violation("out-of-scope", {
+          path,
+          message: `${path} belongs to no task this pull request works on`,
+          hint: "Evidence, handoffs and issue reports are named after their task; change them with that task.",
+        }),
+      };
     }
-    if (owners(path).length > 0) continue;
-    problems.push(
-      violation("out-of-scope", {
+    const tasks = owners(path);
+    if (tasks.length > 0) return { kind: "task", tasks };
+    return {
+      kind: "project",
+      violation: violation("out-of-scope", {
         path,
         message:
           working.length > 0
@@ -606,14 +633,40 @@ function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOu
             : `${path} is a project file, but this pull request works on no task of its author's in progress`,
         hint: "A shared file outside the task's paths is a separate task, not part of this one.",
       }),
-    );
+    };
+  };
+}
+
+/** Changed files, each judged by `boardFileRule`; a change that touches no task is `task-missing`. */
+function checkFiles(ctx: BoardContext, headSnapshot: Snapshot, outcome: LedgerOutcome): void {
+  const { config, pr, head } = ctx;
+  const rule = boardFileRule(config, head, outcome.executing, outcome.touched);
+  const paths: ChangedPaths & { framework: string[]; rendered: string[]; project: string[] } = {
+    framework: [],
+    rendered: [],
+    project: [],
+  };
+  const frameworkProblems: Violation[] = [];
+  const problems: Violation[] = [];
+  for (const path of changedPathsOf(pr.files)) {
+    const verdict = rule(path);
+    if (verdict.kind === "board") continue;
+    if (verdict.kind === "framework" || verdict.kind === "rendered") {
+      paths[verdict.kind].push(path);
+      if (verdict.violation) frameworkProblems.push(verdict.violation);
+      continue;
+    }
+    paths.project.push(path);
+    const entry = verdict.kind === "metadata" ? headSnapshot.files.get(path) : undefined;
+    if (entry) ctx.findings.violations.push(...secretProblems(entry));
+    if (verdict.violation) problems.push(verdict.violation);
   }
   if (outcome.touched.size > 0) {
-    ctx.findings.violations.push(...problems);
+    ctx.findings.violations.push(...frameworkProblems, ...problems);
     return;
   }
   const missing = taskMissing(config, pr, paths, {
-    what: `works on no task of ${options.ledger}`,
+    what: `works on no task of ${config.board.ledger}`,
     fix: "claim a task in the ledger",
     projectNeeds: "a claimed task",
   });

@@ -28,24 +28,38 @@ export function changedPathsOf(files: readonly ChangedFile[]): string[] {
   return [...paths];
 }
 
+/** What one path is to a pull request's scope: the model's own, a framework, rendered or project file. */
+export type PathClass = "own" | "framework" | "rendered" | "project";
+
+/**
+ * Classifies one path at a time: `isOwn` paths belong to the model, then framework files, rendered
+ * status files, and everything else is a project file. `classifyPaths` sorts a pull request's files
+ * with it, and `can-edit` asks it about one file.
+ */
+export function pathClassifier(config: Config, isOwn: (path: string) => boolean): (path: string) => PathClass {
+  const isFramework = frameworkMatcher(config);
+  const renderPrefix = `${renderRootOf(config)}/`;
+  return (path) => {
+    if (isOwn(path)) return "own";
+    if (isFramework(path)) return "framework";
+    if (path.startsWith(renderPrefix) && !isSuspiciousPath(path)) return "rendered";
+    return "project";
+  };
+}
+
 /** Sorts changed paths into framework, rendered and project files; `isOwn` paths belong to the model. */
 export function classifyPaths(
   config: Config,
   files: readonly ChangedFile[],
   isOwn: (path: string) => boolean,
 ): ChangedPaths {
-  const isFramework = frameworkMatcher(config);
-  const renderPrefix = `${renderRootOf(config)}/`;
-  const framework: string[] = [];
-  const rendered: string[] = [];
-  const project: string[] = [];
+  const classify = pathClassifier(config, isOwn);
+  const sorted: Record<Exclude<PathClass, "own">, string[]> = { framework: [], rendered: [], project: [] };
   for (const path of changedPathsOf(files)) {
-    if (isOwn(path)) continue;
-    if (isFramework(path)) framework.push(path);
-    else if (path.startsWith(renderPrefix) && !isSuspiciousPath(path)) rendered.push(path);
-    else project.push(path);
+    const kind = classify(path);
+    if (kind !== "own") sorted[kind].push(path);
   }
-  return { framework, rendered, project };
+  return sorted;
 }
 
 /** A framework file changed by a pull request that works on a task. */
