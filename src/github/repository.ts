@@ -298,6 +298,24 @@ export class GitHubRepository implements TaskRepository {
     return out;
   }
 
+  /**
+   * The tree of commit `sha` from one recursive REST listing of its root: for a read that enters
+   * folders it cannot name before it has read a file (the repository page reads the config and a
+   * store it does not know yet). What GitHub cut short of it is listed later by `cover`, as any
+   * folder not listed yet.
+   */
+  async wholeTree(sha: string): Promise<Tree> {
+    if (!this.roots.has(sha)) {
+      const root = this.api.listing(sha, { recursive: true }).then((answer) => {
+        absorbListing(answer, this.folders, true);
+        if (!answer.truncated) this.absorbed.add(answer.sha);
+        return answer.sha;
+      });
+      this.roots.set(sha, held(root));
+    }
+    return this.tree(sha);
+  }
+
   /** Asks, with the next request of folders, for each folder above `paths` at the commits `at`. */
   private hint(at: readonly string[], paths: readonly string[]): void {
     const folders = foldersAbove(paths);

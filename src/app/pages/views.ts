@@ -1,10 +1,8 @@
 /**
  * The renderer of the App's pages: reads what a page shows through the App's installation, with
  * the same requests as a check, and hands it to the views of `pages/`. A pull request's page is its
- * evaluation; the repository page reads the default branch's head, then one listing of folders (the
- * root with the folders of the config and of each preset's default task store), the task store's
- * recursive listing when it is a folder of tasks, and one batch of blobs (the config with the
- * tasks). Teams among who may review or approve are read in one more batch, once per render. The
+ * evaluation; the repository page reads the default branch's head, then one recursive listing of the
+ * root (the config and either preset's store) and one batch of blobs (the config with the tasks). Teams among who may review or approve are read in one more batch, once per render. The
  * stylesheet is served beside the pages, at `STYLESHEET_PATH`.
  */
 import {
@@ -164,8 +162,8 @@ const NOTHING_READ = new Map<string, never>();
 
 /**
  * The default branch's tasks at `sha`: the config and the stores where the presets keep them by
- * default are listed (the folders above them with the root, in one request) and read in one batch;
- * when the config moves the store, one more round reads it.
+ * default are listed (one recursive listing of the root) and read in one batch; when the config
+ * moves the store, one more round reads it (only what GitHub cut short of the listing is listed).
  */
 async function readTasks(
   reader: GitHubRepository,
@@ -173,8 +171,9 @@ async function readTasks(
 ): Promise<{ loaded: Loaded; snapshot: Snapshot } | "not configured" | "invalid"> {
   const stores = defaultStores();
   const scope = storeScope(stores);
-  reader.plan([sha], scope);
-  const tree = await reader.tree(sha);
+  // One recursive listing holds the config and either preset's store: the page does not know yet
+  // which one the config names, nor where.
+  const tree = await reader.wholeTree(sha);
   await reader.cover([{ tree, scope }]);
   const defaultLimits = defaultConfig("board").limits;
   const first = pageLimits(tree, stores, {
