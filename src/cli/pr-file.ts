@@ -2,6 +2,7 @@
  * `--pr PR.json`: a simulated GitHub pull request (author, reviews, commits, permissions, teams) in
  * GitHub's own shapes. Parse and schema errors name the JSON path and the line.
  */
+import { readFile } from "node:fs/promises";
 import * as z from "zod";
 import { parseJsonFile } from "../core/index.js";
 import type { PrInput } from "../core/index.js";
@@ -65,4 +66,21 @@ export function parsePrFile(text: string, name: string): PrInput {
   const issue = parsed.issues[0]!;
   const where = issue.path === "$" ? "" : ` ${issue.path.slice(1) || "(root)"}:`;
   throw new PrFileError(`${name}${issue.line ? `:${issue.line}` : ""}:${where} ${issue.message}`, HINT);
+}
+
+/** Reads and parses `--pr`'s file; a file that cannot be read is a `PrFileError` with a hint. */
+export async function readPrFile(path: string): Promise<PrInput> {
+  // A static import of `readFile`: the CLI's bundle turns `import()` of a builtin into a module whose
+  // only export is its default.
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PrFileError(
+      `cannot read ${path}${code ? ` (${code})` : ""}`,
+      "Pass --pr with the path of a JSON file describing the pull request.",
+    );
+  }
+  return parsePrFile(text, path);
 }

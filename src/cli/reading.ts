@@ -3,19 +3,18 @@
  * runs (the service, the git adapter, PR.json's schema only with `--pr`, the work tree only for
  * `render`), so a check loads neither the authoring commands nor the hook.
  */
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { PrInput, RenderResult, Report } from "../core/index.js";
+import type { RenderResult, Report } from "../core/index.js";
 import type { WorkTree } from "../git/worktree.js";
 import type { CommandRun } from "./commands.js";
-import { EXIT, PrFileError, UsageError, printFailure } from "./io.js";
+import { EXIT, UsageError, printFailure } from "./io.js";
 
 /** `check --base REF --head REF [--pr PR.json]`: the head judged as a pull request into the base. */
 export async function check(run: CommandRun): Promise<number> {
   const { base, head, pr: prFile } = run.values as { base?: string; head?: string; pr?: string };
   if (!base || !head) throw new UsageError("check needs --base REF and --head REF");
   noArguments(run);
-  const pr = prFile ? await readPrFile(resolve(run.io.cwd, prFile)) : undefined;
+  const pr = prFile ? await (await import("./pr-file.js")).readPrFile(resolve(run.io.cwd, prFile)) : undefined;
   const [{ checkPullRequest }, repo] = await Promise.all([service(), openRepository(run.repoDir)]);
   const report = await checkPullRequest(repo, { base, head, ...(pr && { pr }) });
   return printReport(run, report, `check ${base}...${head}`);
@@ -84,21 +83,6 @@ function service() {
 async function openRepository(dir: string) {
   const { GitRepository } = await import("../git/repository.js");
   return GitRepository.open(dir);
-}
-
-async function readPrFile(path: string): Promise<PrInput> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PrFileError(
-      `cannot read ${path}${code ? ` (${code})` : ""}`,
-      "Pass --pr with the path of a JSON file describing the pull request.",
-    );
-  }
-  const { parsePrFile } = await import("./pr-file.js");
-  return parsePrFile(text, path);
 }
 
 async function printReport(run: CommandRun, report: Report, title: string): Promise<number> {

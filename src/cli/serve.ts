@@ -4,7 +4,6 @@
  * filters), `/pull?base=REF&head=REF` a pull request's page (its reviews from `--pr`), and the
  * stylesheet is at `STYLESHEET_PATH`. Every request reads the checkout afresh, so a moved HEAD shows.
  */
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, resolve } from "node:path";
@@ -32,7 +31,7 @@ import { CONTENT_SECURITY_POLICY, STYLESHEET, STYLESHEET_PATH, layout } from "..
 import { pullRequestPage } from "../pages/pull-request.js";
 import { repositoryPage } from "../pages/repository.js";
 import type { CommandRun } from "./commands.js";
-import { EXIT, PrFileError, UsageError } from "./io.js";
+import { EXIT, UsageError } from "./io.js";
 
 /** The only address the server listens on. */
 export const HOST = "127.0.0.1";
@@ -281,7 +280,7 @@ export async function serve(run: CommandRun): Promise<number> {
   if (run.positionals.length > 0) throw new UsageError(`unexpected argument "${run.positionals[0]}"`);
   const port = parsePort(run.values.port);
   const prFile = run.values.pr as string | undefined;
-  const pr = prFile ? await readPr(resolve(run.io.cwd, prFile)) : undefined;
+  const pr = prFile ? await (await import("./pr-file.js")).readPrFile(resolve(run.io.cwd, prFile)) : undefined;
   await GitRepository.open(run.repoDir);
   const running = await startServer({ repoDir: run.repoDir, port, ...(pr && { pr }) });
   run.io.stdout(`taskgate serve: ${running.url}\n`);
@@ -295,21 +294,4 @@ export async function serve(run: CommandRun): Promise<number> {
     process.on("SIGTERM", stop);
   });
   return EXIT.ok;
-}
-
-async function readPr(path: string): Promise<PrInput> {
-  // A static import: the CLI's bundle turns `import()` of a builtin into a module whose only export
-  // is its default, where `readFile` is undefined.
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PrFileError(
-      `cannot read ${path}${code ? ` (${code})` : ""}`,
-      "Pass --pr with the path of a JSON file describing the pull request.",
-    );
-  }
-  const { parsePrFile } = await import("./pr-file.js");
-  return parsePrFile(text, path);
 }

@@ -4,14 +4,8 @@
  * branch's tasks, read with the same requests as a check; the stylesheet is served beside them; a
  * visitor without access sees nothing of the repository.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import nock from "nock";
-import { pino } from "pino";
-import { Probot, createNodeMiddleware } from "probot";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { taskgateApp } from "../../src/app/index.js";
-import { TaskgateOctokit } from "../../src/app/octokit.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Octokit } from "@octokit/rest";
 import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
 import { viewsRenderer, webHostOf } from "../../src/app/pages/views.js";
@@ -19,7 +13,8 @@ import { evaluatePullRequest } from "../../src/github/pull-request.js";
 import { STYLESHEET, STYLESHEET_PATH } from "../../src/pages/layout.js";
 import { apiFor, kinds } from "../github/helpers.js";
 import { board, def, entry, step } from "../helpers/board.js";
-import { FakeGitHub, privateKey, type RecordedRequest } from "../helpers/fake-github.js";
+import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
+import { useApp } from "../helpers/pages.js";
 import { appSandbox } from "../helpers/probot.js";
 import { importRepository, phasesTasks } from "../helpers/scale.js";
 import type { TempRepo } from "../helpers/git.js";
@@ -29,42 +24,10 @@ import { expectSafe } from "../pages/helpers.js";
 const sandbox = appSandbox();
 beforeEach(() => nock.enableNetConnect("127.0.0.1"));
 
-const SECRET = "a session secret of at least thirty-two characters";
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 
-const servers: Server[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
-});
-
-/** The App's middleware, with its own renderer, on 127.0.0.1 (`TASKGATE_URL` is its own address). */
-async function serve(fake: FakeGitHub): Promise<string> {
-  const served: { handler?: Awaited<ReturnType<typeof createNodeMiddleware>> } = {};
-  const server = createServer((request, response) => {
-    void served.handler!(request, response, () => response.writeHead(404).end());
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const env = {
-    TASKGATE_URL: url,
-    GITHUB_CLIENT_ID: fake.oauth.clientId,
-    GITHUB_CLIENT_SECRET: fake.oauth.clientSecret,
-    TASKGATE_SESSION_SECRET: SECRET,
-  };
-  const probot = new Probot({
-    appId: 1,
-    privateKey: privateKey(),
-    log: pino({ level: "silent" }),
-    Octokit: TaskgateOctokit.defaults((defaults: object) => ({
-      ...defaults,
-      retry: { enabled: false },
-      throttle: { enabled: false },
-    })),
-  });
-  served.handler = await createNodeMiddleware(taskgateApp({ env }), { probot });
-  return url;
-}
+/** The App on 127.0.0.1, with its pages on and its own renderer. */
+const serve = useApp();
 
 /** A browser that keeps the cookies the server sets. */
 class Browser {

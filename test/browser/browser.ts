@@ -6,12 +6,8 @@
  * usable with a screen reader and without styles).
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pino } from "pino";
-import { Probot, createNodeMiddleware } from "probot";
 import {
   chromium,
   type Browser,
@@ -21,9 +17,8 @@ import {
   type Request,
 } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { taskgateApp } from "../../src/app/index.js";
-import { TaskgateOctokit } from "../../src/app/octokit.js";
-import { WEB, privateKey, type FakeGitHub } from "../helpers/fake-github.js";
+import { WEB } from "../helpers/fake-github.js";
+export { useApp } from "../helpers/pages.js";
 
 /** Debian's Chromium (`apt-get install chromium`). */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -71,50 +66,6 @@ export function useBrowser(): BrowserSession {
       contexts.push(context);
       return context;
     },
-  };
-}
-
-const SESSION_SECRET = "a session secret of at least thirty-two characters";
-
-/**
- * The App (its middleware, its own renderer) on 127.0.0.1, `TASKGATE_URL` its own address, with the
- * fake GitHub's OAuth credentials; closed after the test. Its calls to GitHub go to the fake (nock).
- */
-export function useApp(): (fake: FakeGitHub) => Promise<string> {
-  const servers: Server[] = [];
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      // The browser may keep a connection alive; the server must not wait for it.
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-  return async (fake) => {
-    const served: { handler?: Awaited<ReturnType<typeof createNodeMiddleware>> } = {};
-    const server = createServer((request, response) => {
-      void served.handler!(request, response, () => response.writeHead(404).end());
-    });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const env = {
-      TASKGATE_URL: url,
-      GITHUB_CLIENT_ID: fake.oauth.clientId,
-      GITHUB_CLIENT_SECRET: fake.oauth.clientSecret,
-      TASKGATE_SESSION_SECRET: SESSION_SECRET,
-    };
-    const probot = new Probot({
-      appId: 1,
-      privateKey: privateKey(),
-      log: pino({ level: "silent" }),
-      Octokit: TaskgateOctokit.defaults((defaults: object) => ({
-        ...defaults,
-        retry: { enabled: false },
-        throttle: { enabled: false },
-      })),
-    });
-    served.handler = await createNodeMiddleware(taskgateApp({ env }), { probot });
-    return url;
   };
 }
 
