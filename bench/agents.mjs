@@ -26,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { cpuTime } from "./cpu.mjs";
 import { RUNS, benchRow, cleanUp, intFromEnv, tempDirs } from "./lib.mjs";
 import { buildBoard, buildPhases } from "./repos.mjs";
+import { claudeCommand } from "../dist/cli/agent-install.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = join(ROOT, "bin/taskgate.js");
@@ -38,6 +39,8 @@ if (!existsSync(join(ROOT, "dist/cli/main.js"))) {
 }
 
 const int = (n) => n.toLocaleString("en-US");
+/** The command `agent install claude-code` writes into .claude/settings.json, for this checkout. */
+const INSTALLED = claudeCommand(`${process.execPath} ${BIN}`);
 const median = (values) => {
   const list = [...values].sort((a, b) => a - b);
   const mid = list.length >> 1;
@@ -126,6 +129,16 @@ function measures(phasesDir, boardDir) {
       target: true,
     },
     {
+      name: `phases Claude Code hook as installed (sh, perl client), helper running (${int(TASKS)} tasks)`,
+      file: "/bin/sh",
+      args: ["-c", INSTALLED],
+      cwd: phasesDir,
+      env: { ...process.env, TASKGATE_TASK: phasesTask, CLAUDE_PROJECT_DIR: phasesDir, TASKGATE_AGENT_HELPER: "1" },
+      input: event(phasesDir, "src/guarded.ts"),
+      check: silent,
+      target: true,
+    },
+    {
       name: `phases can-edit, no task named: every .state read (${int(TASKS)} tasks)`,
       args: [BIN, "can-edit", "src/guarded.ts", "--json"],
       cwd: phasesDir,
@@ -145,6 +158,16 @@ function measures(phasesDir, boardDir) {
       args: [BIN, "agent", "hook", "claude-code"],
       cwd: boardDir,
       env: { ...boardEnv, CLAUDE_PROJECT_DIR: boardDir },
+      input: event(boardDir, board.file),
+      check: silent,
+      target: true,
+    },
+    {
+      name: `board Claude Code hook as installed (sh, perl client), helper running (${int(TASKS)} tasks)`,
+      file: "/bin/sh",
+      args: ["-c", INSTALLED],
+      cwd: boardDir,
+      env: { ...boardEnv, CLAUDE_PROJECT_DIR: boardDir, TASKGATE_AGENT_HELPER: "1" },
       input: event(boardDir, board.file),
       check: silent,
       target: true,
@@ -216,7 +239,7 @@ async function measureAll(list, socket, boardDir) {
   const wall = list.map(() => []);
   for (let round = -1; round < RUNS; round++) {
     for (const [i, item] of list.entries()) {
-      const result = cpuTime(process.execPath, item.args, {
+      const result = cpuTime(item.file ?? process.execPath, item.args, {
         cwd: item.cwd ?? ROOT,
         env: item.env ?? process.env,
         input: item.input ?? "",

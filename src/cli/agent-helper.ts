@@ -151,25 +151,38 @@ function handle(connection: Socket, judge: (request: HookRequest) => Promise<Hoo
     const line = text.slice(0, newline);
     text = "";
     void answer(line, judge).then((result) => {
-      connection.end(`${JSON.stringify(result)}\n`);
+      connection.end(result.sized ? sized(result) : `${JSON.stringify({ ...result, sized: undefined })}\n`);
       if (result.stop) stop();
     });
   });
 }
 
+/**
+ * The answer for a client that reads no JSON (bin/taskgate-hook.pl asks with `"reply": "sized"`):
+ * `<code> <stdout bytes> <stderr bytes>\n`, then the bytes of each.
+ */
+function sized(result: HookResult): Buffer {
+  const stdout = Buffer.from(result.stdout, "utf8");
+  const stderr = Buffer.from(result.stderr, "utf8");
+  return Buffer.concat([Buffer.from(`${result.code} ${stdout.length} ${stderr.length}\n`), stdout, stderr]);
+}
+
 async function answer(
   line: string,
   judge: (request: HookRequest) => Promise<HookResult>,
-): Promise<HookResult & { stop?: boolean }> {
+): Promise<HookResult & { stop?: boolean; sized?: boolean }> {
+  let reply: unknown;
   try {
-    const request = JSON.parse(line) as HookRequest;
+    const request = JSON.parse(line) as HookRequest & { reply?: unknown };
+    reply = request.reply;
     if (request.harness === "stop") return { code: 0, stdout: "", stderr: "", stop: true };
-    return await judge(request);
+    return { ...(await judge(request)), sized: reply === "sized" };
   } catch (error) {
     return {
       code: 2,
       stdout: "",
       stderr: `taskgate's helper failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      sized: reply === "sized",
     };
   }
 }

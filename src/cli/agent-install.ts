@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, readdir, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RepositoryError } from "../core/index.js";
 import { writeAtomic } from "../git/local-files.js";
 import { GitRepository } from "../git/repository.js";
@@ -181,6 +182,19 @@ const isOurs = (entry: unknown) =>
   Array.isArray(entry.hooks) &&
   entry.hooks.some((hook) => isObject(hook) && typeof hook.command === "string" && hook.command.includes(HOOK_MARK));
 
+/** Where the hook's perl client is: beside bin/taskgate.js, in every layout of the package. */
+export const PERL_HOOK = fileURLToPath(new URL("../../bin/taskgate-hook.pl", import.meta.url));
+
+/**
+ * Claude Code's command: with perl (on every Linux and macOS, and in Git for Windows) the hook is
+ * `bin/taskgate-hook.pl`, which asks the helper in a few milliseconds and hands the input to
+ * taskgate when none answers; without perl, taskgate itself. `|| exit 2` makes any failure a block.
+ */
+export function claudeCommand(command: string): string {
+  const perl = `perl ${shellQuote(PERL_HOOK)} claude-code ${shellQuote(command)}`;
+  return `if command -v perl >/dev/null 2>&1; then ${perl}; else ${command} ${HOOK_MARK}; fi || exit 2`;
+}
+
 /** The settings with taskgate's PreToolUse entry, replacing an older one of taskgate's. */
 export function claudeSettings(text: string | undefined, command: string): string {
   const settings = parseSettings(text);
@@ -188,7 +202,7 @@ export function claudeSettings(text: string | undefined, command: string): strin
   const pre = Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : [];
   const entry = {
     matcher: CLAUDE_MATCHER,
-    hooks: [{ type: "command", command: `${command} ${HOOK_MARK} || exit 2`, timeout: CLAUDE_TIMEOUT }],
+    hooks: [{ type: "command", command: claudeCommand(command), timeout: CLAUDE_TIMEOUT }],
   };
   const ours = pre.filter(isOurs);
   if (text !== undefined && ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(entry)) return text;

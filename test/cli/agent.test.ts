@@ -6,8 +6,8 @@
  * for its exit code, its decision and the text the agent reads; and what the guard allowed is
  * committed and passes `taskgate check`, what it refused fails it with the same code.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -333,6 +333,17 @@ describe("the helper", () => {
       expect(claude(repo.dir, "Write", api, served)).toMatchObject({ code: 0, decision: undefined });
       const carol = claude(repo.dir, "Write", api, { ...served, TASKGATE_LOGIN: "carol" });
       expect(carol.decision.permissionDecisionReason).toContain("carol/run-7 holds no task in progress");
+      // Where perl is (and git is not), the installed hook is bin/taskgate-hook.pl: the helper's answer again.
+      const perlOnly = mkdtempSync(join(tmpdir(), "taskgate-perl-"));
+      symlinkSync(
+        execFileSync("/bin/sh", ["-c", "command -v perl"], { encoding: "utf8" }).trim(),
+        join(perlOnly, "perl"),
+      );
+      // A Node.js that cannot start: only perl's own answer can come back.
+      const viaPerl = { ...served, PATH: perlOnly, NODE_OPTIONS: "--require /nonexistent/module.cjs" };
+      expect(claude(repo.dir, "Write", page, viaPerl)).toEqual({ ...first, stderr: "" });
+      expect(claude(repo.dir, "Write", api, viaPerl)).toMatchObject({ code: 0, decision: undefined });
+      rmSync(perlOnly, { recursive: true, force: true });
       // A claim written meanwhile is seen at once: the helper keeps the board only while its files are the same.
       const claim = taskgate(["claim", "ui", "--agent", "run-9"], repo.dir, { TASKGATE_LOGIN: "dave" });
       expect(claim.code, claim.stdout + claim.stderr).toBe(0);
