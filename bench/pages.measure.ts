@@ -12,52 +12,17 @@
  * part (turning an answer into JSON text stays in it, which overstates it slightly). One
  * `BENCH_ROW {...}` line per figure. Run with `npm run bench` (`BENCH_ONLY=pages-app`).
  */
-import { execFileSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import nock from "nock";
 import { expect, it } from "vitest";
 import { viewsRenderer } from "../src/app/pages/views.js";
 import { apiFor, kinds } from "../test/github/helpers.js";
-import { board, def, entry } from "../test/helpers/board.js";
 import { FakeGitHub } from "../test/helpers/fake-github.js";
-import type { TempRepo } from "../test/helpers/git.js";
-import { importRepository, phasesTasks } from "../test/helpers/scale.js";
+import { importedRepo, phasesTasks, reviewBoard } from "../test/helpers/scale.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TASKS = Number(process.env.BENCH_TASKS ?? 10_000);
 const TARGET_MS = 1000;
-
-function imported(files: ReadonlyMap<string, string>): TempRepo {
-  process.env.MALLOC_TOP_PAD_ ??= String(2 ** 28);
-  const made = importRepository([{ branch: "main", author: "alice", files }]);
-  const readOnly = () => {
-    throw new Error("a bench repository is read-only");
-  };
-  return {
-    dir: made.dir,
-    git: (...args: string[]) =>
-      execFileSync("git", args, { cwd: made.dir, encoding: "utf8", maxBuffer: 2 ** 30 }).trim(),
-    write: readOnly,
-    symlink: readOnly,
-    commit: readOnly,
-    remove: made.remove,
-  };
-}
-
-function boardFiles(count: number): Map<string, string> {
-  const definitions = [];
-  const ledger: Record<string, ReturnType<typeof entry>> = {};
-  for (let i = 0; i < count; i++) {
-    definitions.push(def(`t${i}`, { depends_on: i % 4 === 1 ? [`t${i - 1}`] : [] }));
-    if (i % 5 === 0) ledger[`t${i}`] = entry("review", { owner: `dev${i % 7}` });
-  }
-  return new Map(
-    Object.entries({
-      ".github/taskgate.yml": 'preset: board\nroles:\n  qa: [quinn, "@acme/qa"]\n  backend: [carol]\n',
-      ...(board(definitions, ledger, 1) as Record<string, string>),
-    }),
-  );
-}
 
 function phasesFiles(count: number): Map<string, string> {
   const files = phasesTasks(count);
@@ -125,10 +90,10 @@ it("the repository page's server time through the App", async () => {
   nock.disableNetConnect();
   const rows: { measure: string; value: string; target: string; met: boolean }[] = [];
   for (const [preset, files] of [
-    ["board", boardFiles],
+    ["board", (count: number) => reviewBoard(count)],
     ["phases", phasesFiles],
   ] as const) {
-    const repo = imported(files(TASKS));
+    const repo = importedRepo(files(TASKS));
     const fake = new FakeGitHub(repo, { head: "main", name: `${preset}-bench` });
     fake.install();
     fake.teams["@acme/qa"] = ["rita", "sam"];

@@ -16,9 +16,8 @@ import { board, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
 import { useApp } from "../helpers/pages.js";
 import { appSandbox } from "../helpers/probot.js";
-import { importRepository, phasesTasks } from "../helpers/scale.js";
+import { importedRepo, phasesTasks, reviewBoard } from "../helpers/scale.js";
 import type { TempRepo } from "../helpers/git.js";
-import { execFileSync } from "node:child_process";
 import { expectSafe } from "../pages/helpers.js";
 
 const sandbox = appSandbox();
@@ -287,44 +286,16 @@ describe("what every visitor gets", () => {
   });
 });
 
-/** A repository of `files` on main, built by one `git fast-import` (thousands of tasks in seconds). */
+/** A read-only repository of `files`, removed after the test. */
 function imported(files: ReadonlyMap<string, string>): TempRepo {
-  // glibc hands memory back on each free by default: one system call per object for fast-import.
-  process.env.MALLOC_TOP_PAD_ ??= String(2 ** 28);
-  const made = importRepository([{ branch: "main", author: "alice", files }]);
-  const repo: TempRepo = {
-    dir: made.dir,
-    git: (...args: string[]) =>
-      execFileSync("git", args, { cwd: made.dir, encoding: "utf8", maxBuffer: 2 ** 30 }).trim(),
-    write: () => {
-      throw new Error("an imported repository is read-only");
-    },
-    symlink: () => {
-      throw new Error("an imported repository is read-only");
-    },
-    commit: () => {
-      throw new Error("an imported repository is read-only");
-    },
-    remove: made.remove,
-  };
+  const repo = importedRepo(files);
   sandbox.repos.push(repo);
   return repo;
 }
 
 /** A board of `count` tasks, a fifth of them waiting for review by role qa (a login and a team). */
-function boardOf(count: number, qa = '[quinn, "@acme/qa"]'): Map<string, string> {
-  const definitions = [];
-  const ledger: Record<string, ReturnType<typeof entry>> = {};
-  for (let i = 0; i < count; i++) {
-    definitions.push(def(`t${i}`, { depends_on: i % 4 === 1 ? [`t${i - 1}`] : [] }));
-    if (i % 5 === 0) ledger[`t${i}`] = entry("review", { owner: `dev${i % 7}` });
-  }
-  return new Map(
-    Object.entries({
-      ".github/taskgate.yml": `preset: board\nroles:\n  qa: ${qa}\n  backend: [carol]\n`,
-      ...(board(definitions, ledger, 1) as Record<string, string>),
-    }),
-  );
+function boardOf(count: number, qa?: string): Map<string, string> {
+  return reviewBoard(count, qa);
 }
 
 /** A phases store of `count` tasks (`test/helpers/scale.ts`), with a gate approved by a role with a team. */

@@ -11,6 +11,8 @@ import { join } from "node:path";
 import type { ReadLimits, SnapshotScope, TaskRepository } from "../../src/core/kernel/port.js";
 import type { FileEntry, Snapshot } from "../../src/core/kernel/types.js";
 import { GitRepository } from "../../src/git/repository.js";
+import { board, def, entry } from "./board.js";
+import type { TempRepo } from "./git.js";
 
 export interface Commit {
   readonly branch: string;
@@ -132,4 +134,39 @@ export class ReferenceRepository implements TaskRepository {
     }
     return { rev, files };
   }
+}
+
+/** A read-only repository of `files` on main, built by one `git fast-import` (thousands of tasks in seconds). */
+export function importedRepo(files: ReadonlyMap<string, string>): TempRepo {
+  // glibc hands memory back on each free by default: one system call per object for fast-import.
+  process.env.MALLOC_TOP_PAD_ ??= String(2 ** 28);
+  const made = importRepository([{ branch: "main", author: "alice", files }]);
+  const readOnly = () => {
+    throw new Error("an imported repository is read-only");
+  };
+  return {
+    dir: made.dir,
+    git: (...args: string[]) =>
+      execFileSync("git", args, { cwd: made.dir, encoding: "utf8", maxBuffer: 2 ** 30 }).trim(),
+    write: readOnly,
+    symlink: readOnly,
+    commit: readOnly,
+    remove: made.remove,
+  };
+}
+
+/** A board of `count` tasks, a fifth of them waiting for review by role qa (`qa`: its members). */
+export function reviewBoard(count: number, qa = '[quinn, "@acme/qa"]'): Map<string, string> {
+  const definitions = [];
+  const ledger: Record<string, ReturnType<typeof entry>> = {};
+  for (let i = 0; i < count; i++) {
+    definitions.push(def(`t${i}`, { depends_on: i % 4 === 1 ? [`t${i - 1}`] : [] }));
+    if (i % 5 === 0) ledger[`t${i}`] = entry("review", { owner: `dev${i % 7}` });
+  }
+  return new Map(
+    Object.entries({
+      ".github/taskgate.yml": `preset: board\nroles:\n  qa: ${qa}\n  backend: [carol]\n`,
+      ...(board(definitions, ledger, 1) as Record<string, string>),
+    }),
+  );
 }
