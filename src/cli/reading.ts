@@ -24,7 +24,7 @@ export async function check(run: CommandRun): Promise<number> {
 export async function audit(run: CommandRun): Promise<number> {
   noArguments(run);
   const ref = (run.values.ref as string | undefined) ?? "HEAD";
-  const [{ auditRevision }, repo] = await Promise.all([service(), openRepository(run.repoDir)]);
+  const [{ auditRevision }, repo] = await Promise.all([service(), openRepository(run.repoDir, ref)]);
   return printReport(run, await auditRevision(repo, ref), `audit ${ref}`);
 }
 
@@ -33,7 +33,7 @@ export async function explain(run: CommandRun): Promise<number> {
   if (run.positionals.length !== 1) throw new UsageError("explain needs exactly one task id");
   const id = run.positionals[0]!;
   const ref = (run.values.ref as string | undefined) ?? "HEAD";
-  const [{ explainTask }, repo] = await Promise.all([service(), openRepository(run.repoDir)]);
+  const [{ explainTask }, repo] = await Promise.all([service(), openRepository(run.repoDir, ref)]);
   const result = await explainTask(repo, ref, id);
   if (!result.found) {
     const hint = !result.configured
@@ -80,9 +80,10 @@ function service() {
 }
 
 /** Opens the checkout with the git adapter, loaded by the commands that read one. */
-async function openRepository(dir: string) {
+/** The repository, with `ref` (the revision the command reads first) resolved as it opens. */
+async function openRepository(dir: string, ref?: string) {
   const { GitRepository } = await import("../git/repository.js");
-  return GitRepository.open(dir);
+  return GitRepository.open(dir, ref === undefined ? {} : { ref });
 }
 
 async function printReport(run: CommandRun, report: Report, title: string): Promise<number> {

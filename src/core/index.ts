@@ -78,10 +78,13 @@ export {
   MODE_FILE,
   MODE_SUBMODULE,
   MODE_SYMLINK,
+  HEAD_BYTES,
+  bytesBlank,
   bytesLookBinary,
   classifyFile,
   textLooksBinary,
   type FileFacts,
+  type StoredText,
 } from "./kernel/files.js";
 export { JOURNAL_FILE, LOCAL_FILES, LOCK_FILE, UNLOCK_LOG } from "./kernel/local-files.js";
 export { workflowOf } from "./phases/preset.js";

@@ -13,18 +13,14 @@
  *   does not know becomes a `RefNotFoundError`.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { open, stat, unlink, type FileHandle } from "node:fs/promises";
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { StringDecoder } from "node:string_decoder";
 import { join, resolve as resolvePath } from "node:path";
 
 import {
-  BINARY_CONTENT as BINARY,
-  BINARY_SNIFF_BYTES,
   DEFAULT_MAX_FILE_BYTES,
   MODE_SUBMODULE,
-  bytesLookBinary,
   classifyFile,
   folderOf,
   limitFor,
@@ -37,6 +33,8 @@ import {
   type TaskRepository,
 } from "../core/index.js";
 import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/index.js";
+import { BlobFile, scanBatchFile, type BlobContent } from "./blobs.js";
+import { GIT_HINT, malformed, missingObject } from "./errors.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
 export { DEFAULT_MAX_FILE_BYTES };
@@ -47,7 +45,6 @@ export const MODE_ABSENT = "000000";
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 const OPEN_HINT = "run taskgate inside a git checkout or pass --repo DIR";
-const GIT_HINT = "Check that the revisions exist locally (fetch them first) and that `git` works in this directory.";
 
 /**
  * Options passed to git before every subcommand. They pin down the output format against user or
@@ -79,6 +76,12 @@ export interface GitRepositoryOptions {
    * `git` and without the fixed `-c` options). Lets tests and diagnostics count processes.
    */
   readonly onSpawn?: (args: readonly string[]) => void;
+  /**
+   * A ref the caller will resolve first (an audit's revision): resolved by the process that opens
+   * the repository, and handed to the first `resolve` of it. A ref git does not know is left to
+   * `resolve`, which says so.
+   */
+  readonly ref?: string;
 }
 
 /** A changed file plus the git file modes on both sides, so callers can spot symlinks (120000). */
@@ -108,8 +111,13 @@ export interface GitCommit extends PrCommit {
 
 export interface GitResult {
   readonly code: number;
+  /** git's output (empty with `keep`). */
   readonly stdout: Buffer;
   readonly stderr: string;
+  /** With `keep`: the open file holding git's output (its name removed), which the caller closes. */
+  readonly kept?: number;
+  /** The size of git's output in bytes. */
+  readonly size: number;
 }
 
 export interface RunOptions {
@@ -119,8 +127,8 @@ export interface RunOptions {
   readonly okCodes?: readonly number[];
   /** The refs this command names: a failure about an unknown revision maps to `RefNotFoundError`. */
   readonly refs?: readonly string[];
-  /** Takes git's output as it arrives; the result's `stdout` is then empty. */
-  readonly onStdout?: (chunk: Buffer) => void;
+  /** Leaves git's output in its file, open, for the caller to read (`GitResult.kept`) and close. */
+  readonly keep?: boolean;
   /** Variables added to git's environment (which is otherwise this process's). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -135,6 +143,8 @@ export class GitRepository implements TaskRepository {
     readonly bare: boolean,
     readonly maxFileBytes: number,
     private readonly onSpawn: ((args: readonly string[]) => void) | undefined,
+    /** Refs resolved when the repository was opened, each for its first `resolve`. */
+    private readonly resolved: Map<string, string> = new Map(),
   ) {}
 
   /**
@@ -157,8 +167,13 @@ export class GitRepository implements TaskRepository {
       throw new RepositoryError(`not a directory: ${dir}`, OPEN_HINT);
     }
 
+    const ref = options.ref !== undefined && isPlainRef(options.ref) ? options.ref : undefined;
     const args = ["rev-parse", "--is-bare-repository", "--absolute-git-dir"];
+    // `--verify --quiet`: an unknown ref only makes git exit 1, after the other two answers.
+    if (ref !== undefined) args.push("--verify", "--quiet", `${ref}^{commit}`);
     const result = await runGit(absolute, args, { onSpawn: options.onSpawn });
+    // The ref unknown (or not a repository at all): open without it, and let `resolve` say so.
+    if (result.code !== 0 && ref !== undefined) return GitRepository.open(dir, { ...options, ref: undefined });
     if (result.code !== 0) {
       const detail = firstLine(result.stderr);
       if (/not a git repository/i.test(result.stderr)) {
@@ -166,12 +181,20 @@ export class GitRepository implements TaskRepository {
       }
       throw new RepositoryError(`cannot open the git repository at ${dir}${detail ? `: ${detail}` : ""}`, OPEN_HINT);
     }
-    // Output: "true|false\n<git dir>\n". The git dir is the rest, so a newline in it survives.
-    const out = result.stdout.toString("utf8");
+    // Output: "true|false\n<git dir>\n", then the ref's commit id and "\n" when asked for and known.
+    let out = result.stdout.toString("utf8");
+    const resolved = new Map<string, string>();
+    if (ref !== undefined) {
+      const sha = out.slice(out.lastIndexOf("\n", out.length - 2) + 1, -1);
+      if (!OBJECT_ID.test(sha)) throw malformed("rev-parse", JSON.stringify(sha.slice(0, 80)));
+      resolved.set(ref, sha);
+      out = out.slice(0, -(sha.length + 1));
+    }
     const newline = out.indexOf("\n");
     const bare = out.slice(0, newline) === "true";
+    // The git dir is the rest, so a newline in it survives.
     const gitDir = out.slice(newline + 1).replace(/\n$/, "");
-    return new GitRepository(absolute, gitDir, bare, maxFileBytes, options.onSpawn);
+    return new GitRepository(absolute, gitDir, bare, maxFileBytes, options.onSpawn, resolved);
   }
 
   /** The top folder of the work tree; throws `RepositoryError` for a bare repository. */
@@ -227,6 +250,11 @@ export class GitRepository implements TaskRepository {
     checkRef(ref);
     // One name per line below: a line feed cannot be part of a ref anyway.
     if (ref.includes("\n")) throw new RefNotFoundError(ref);
+    const known = this.resolved.get(ref);
+    if (known !== undefined) {
+      this.resolved.delete(ref);
+      return known;
+    }
     return new Promise((resolve, reject) => {
       if (this.resolving === undefined) {
         this.resolving = new Map();
@@ -290,18 +318,18 @@ export class GitRepository implements TaskRepository {
     if (pathspecs.length > 0 && !pathspecs.includes("/")) listArgs.push("--", ...pathspecs);
     this.listings++;
     let entries: TreeEntry[];
+    let maxima: number[];
     const toRead = new Set<string>();
     try {
       const listing = await this.git(listArgs, { refs: [rev] });
       // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
-      const matches = scopeMatcher(scope);
-      entries = parseLsTree(listing.stdout).filter((entry) => matches(entry.path));
+      entries = parseLsTree(listing.stdout, scopeMatcher(scope));
+      maxima = entries.map((entry) => maxOf(entry.path));
       // Decide what each entry is from its mode and size alone; read only what needs reading.
-      for (const entry of entries) {
-        if (entry.mode === MODE_SUBMODULE || entry.type !== "blob") continue;
-        if (entry.size > maxOf(entry.path)) continue;
-        toRead.add(entry.sha);
-      }
+      entries.forEach((entry, index) => {
+        if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= maxima[index]!)
+          toRead.add(entry.sha);
+      });
     } catch (error) {
       this.listings--;
       this.flushWhenListed();
@@ -313,9 +341,9 @@ export class GitRepository implements TaskRepository {
     const contents = await read;
 
     const files = new Map<string, FileEntry>();
-    for (const entry of entries) {
-      files.set(entry.path, classify(entry, contents.get(entry.sha), maxOf(entry.path)));
-    }
+    entries.forEach((entry, index) => {
+      files.set(entry.path, classify(entry, contents.get(entry.sha), maxima[index]!));
+    });
     return { rev, files };
   }
 
@@ -412,15 +440,15 @@ export class GitRepository implements TaskRepository {
   /** Snapshot listings running now. */
   private listings = 0;
   /** Blobs wanted by snapshots whose listing is done, waiting for the listings still running. */
-  private waiting: { shas: Set<string>; settle: (read: Promise<Map<string, Content>>) => void }[] = [];
+  private waiting: { shas: Set<string>; settle: (read: Promise<Map<string, BlobContent>>) => void }[] = [];
 
   /**
    * The contents of these blobs. Snapshots read together (a pull request's merge base and head)
    * share one `cat-file` process: a snapshot whose listing is done waits for the listings still
    * running, and the last one reads every blob they want, each once.
    */
-  private contentsOf(shas: Set<string>): Promise<Map<string, Content>> {
-    return new Promise<Map<string, Content>>((resolve) => this.waiting.push({ shas, settle: resolve }));
+  private contentsOf(shas: Set<string>): Promise<Map<string, BlobContent>> {
+    return new Promise<Map<string, BlobContent>>((resolve) => this.waiting.push({ shas, settle: resolve }));
   }
 
   /** Once no listing runs, reads what the waiting snapshots want, in one process. */
@@ -434,19 +462,22 @@ export class GitRepository implements TaskRepository {
   }
 
   /**
-   * Reads blobs with one `cat-file --batch` process and decodes each as it arrives (binary or text),
-   * once per object id however many paths share it. git's output is never held whole: a large tree
-   * costs the decoded texts, not the texts plus a copy of every blob.
+   * Reads blobs with one `cat-file --batch` process, each once per object id however many paths
+   * share it. The bytes stay as git wrote them, in the buffers they were read into: a file is
+   * decoded only when a rule reads its text, so an audit that looks at most files only for their
+   * kind and size never turns megabytes of artifacts into strings.
    */
-  private async readContents(shas: readonly string[]): Promise<Map<string, Content>> {
-    const contents = new Map<string, Content>();
+  private async readContents(shas: readonly string[]): Promise<Map<string, BlobContent>> {
+    const contents = new Map<string, BlobContent>();
     if (shas.length === 0) return contents;
-    const reader = new BatchReader((sha, content) => contents.set(sha, content));
-    await this.git(["cat-file", "--batch", "--buffer"], {
-      input: `${shas.join("\n")}\n`,
-      onStdout: (chunk) => reader.push(chunk),
-    });
-    reader.end();
+    const output = await this.git(["cat-file", "--batch", "--buffer"], { input: `${shas.join("\n")}\n`, keep: true });
+    const file = new BlobFile(output.kept!);
+    try {
+      if (!scanBatchFile(file, output.size, (sha, content) => contents.set(sha, content))) file.close();
+    } catch (error) {
+      file.close();
+      throw error;
+    }
     return contents;
   }
 
@@ -458,10 +489,11 @@ export class GitRepository implements TaskRepository {
     const result = await runGit(this.dir, args, {
       onSpawn: this.onSpawn,
       input: options.input,
-      onStdout: options.onStdout,
+      keep: options.keep,
       env: options.env,
     });
     if ((options.okCodes ?? [0]).includes(result.code)) return result;
+    if (result.kept !== undefined) closeSync(result.kept);
     const missing = unknownRef(result.stderr, options.refs ?? []);
     if (missing !== undefined) throw new RefNotFoundError(missing);
     const detail = firstLine(result.stderr) || `exit code ${result.code}`;
@@ -472,50 +504,51 @@ export class GitRepository implements TaskRepository {
 // ---------------------------------------------------------------------------------------------
 // Process handling
 
-/** How much of git's output is read at a time when it is consumed as it is read. */
-const READ_CHUNK_BYTES = 4 * 1024 * 1024;
-
 /**
  * Spawns `git <GLOBAL_ARGS> <args>` in `cwd` without a shell. git writes its output into a
  * temporary file rather than a pipe: git flushes `cat-file --batch` after every object, and taking
  * 50,000 small writes off a pipe costs Node.js many times what git spends producing them, while a
  * file is read back in a few large reads. The output is then read whole (no size limit, unlike
- * `execFile`'s maxBuffer), or handed to `onStdout` in chunks of `READ_CHUNK_BYTES` so it is never
- * held whole. Resolves with the exit code; rejects with a `RepositoryError` when git cannot be
- * started at all, and with whatever `onStdout` throws.
+ * `execFile`'s maxBuffer), or, with `keep`, left in the file, open, for the caller to read from
+ * and close (`blobs.ts` reads blobs from it). Either way the file's name is gone once git is done.
+ * Resolves with the exit code; rejects with a `RepositoryError` when git cannot be started at all.
  */
 async function runGit(
   cwd: string,
   args: readonly string[],
   options: {
     onSpawn: ((args: readonly string[]) => void) | undefined;
-    input?: string;
-    onStdout?: ((chunk: Buffer) => void) | undefined;
+    input?: string | undefined;
+    keep?: boolean | undefined;
     env?: Readonly<Record<string, string>> | undefined;
   },
 ): Promise<GitResult> {
-  const output = await openOutputFile();
+  const output = openOutputFile();
+  let keep = false;
   try {
     options.onSpawn?.(args);
-    const { code, stderr } = await spawnGit(cwd, args, output.handle.fd, options.input, options.env);
+    const { code, stderr } = await spawnGit(cwd, args, output.fd, options.input, options.env);
     // git moved the file's shared offset to its end: read by position.
-    const { size } = await output.handle.stat();
-    if (options.onStdout === undefined) {
-      const stdout = Buffer.allocUnsafe(size);
-      const { bytesRead } = size === 0 ? { bytesRead: 0 } : await output.handle.read(stdout, 0, size, 0);
-      return { code, stderr, stdout: stdout.subarray(0, bytesRead) };
+    const { size } = fstatSync(output.fd);
+    if (options.keep) {
+      keep = true;
+      return { code, stderr, stdout: Buffer.alloc(0), kept: output.fd, size };
     }
-    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size, 1)));
-    for (let position = 0; position < size; ) {
-      const { bytesRead } = await output.handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) break;
-      options.onStdout(buffer.subarray(0, bytesRead));
-      position += bytesRead;
+    const stdout = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const read = readSync(output.fd, stdout, filled, size - filled, filled);
+      if (read === 0) break;
+      filled += read;
     }
-    return { code, stderr, stdout: Buffer.alloc(0) };
+    return { code, stderr, stdout: stdout.subarray(0, filled), size: filled };
   } finally {
-    await output.handle.close();
-    await unlink(output.path).catch(() => {});
+    if (!keep) closeSync(output.fd);
+    try {
+      unlinkSync(output.path);
+    } catch {
+      // Gone already.
+    }
   }
 }
 
@@ -565,14 +598,14 @@ let outputCount = 0;
  * A new empty file for one git command's output, in a private folder of this process (created on
  * first use, mode 0700, removed when the process exits); the caller removes the file after use.
  */
-async function openOutputFile(): Promise<{ handle: FileHandle; path: string }> {
+function openOutputFile(): { fd: number; path: string } {
   if (outputDir === undefined) {
     outputDir = mkdtempSync(join(tmpdir(), "taskgate-git-"));
     const dir = outputDir;
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   }
   const path = join(outputDir, `out-${process.pid}-${++outputCount}`);
-  return { handle: await open(path, "wx+", 0o600), path };
+  return { fd: openSync(path, "wx+", 0o600), path };
 }
 
 function firstLine(text: string): string {
@@ -582,6 +615,11 @@ function firstLine(text: string): string {
       .find((line) => line.trim() !== "")
       ?.trim() ?? ""
   );
+}
+
+/** A ref `checkRef` lets through and that fits on one line. */
+function isPlainRef(ref: string): boolean {
+  return ref !== "" && !ref.startsWith("-") && !ref.includes("\0") && !ref.includes("\n");
 }
 
 /**
@@ -611,17 +649,6 @@ function unknownRef(stderr: string, refs: readonly string[]): string | undefined
     .replace(/^\^/, "")
     .replace(/\^\{(?:commit|tree)\}$/, "");
   return refs.find((ref) => ref === named) ?? refs.find((ref) => named.includes(ref));
-}
-
-function missingObject(sha: string, path?: string): RepositoryError {
-  return new RepositoryError(
-    `git cannot read object ${sha}${path === undefined ? "" : ` (${path})`}`,
-    "The repository is incomplete or damaged (shallow or partial clone?); fetch the missing objects or run `git fsck`.",
-  );
-}
-
-function malformed(command: string, what: string): RepositoryError {
-  return new RepositoryError(`unexpected output from git ${command}: ${what}`, GIT_HINT);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -661,18 +688,32 @@ function parentFolder(spec: string): string {
   return slash < 0 ? "/" : trimmed.slice(0, slash + 1);
 }
 
-/** Parses `ls-tree -r -z -l`: "<mode> <type> <sha> <padded size>\t<path>\0" per entry. */
-function parseLsTree(out: Buffer): TreeEntry[] {
+/** Parses `ls-tree -r -z -l` ("<mode> <type> <sha> <padded size>\t<path>\0" per entry), keeping the paths `keep` takes. */
+function parseLsTree(out: Buffer, keep: (path: string) => boolean): TreeEntry[] {
   const entries: TreeEntry[] = [];
   const text = out.toString("utf8");
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf("\0", start);
     if (end < 0) end = text.length;
-    if (end > start) entries.push(parseTreeRecord(text, start, end));
+    if (end > start) {
+      const entry = parseTreeRecord(text, start, end);
+      if (keep(entry.path)) entries.push(entry);
+    }
     start = end + 1;
   }
   return entries;
+}
+
+/** The usual modes and types, shared rather than sliced anew for every entry. */
+const COMMON_WORDS = new Map(
+  ["100644", "100755", "120000", "160000", "040000", "blob", "tree", "commit"].map((word) => [word, word]),
+);
+
+/** `text` from `start` to `end`, as a shared string when it is a usual mode or type. */
+function word(text: string, start: number, end: number): string {
+  const sliced = text.slice(start, end);
+  return COMMON_WORDS.get(sliced) ?? sliced;
 }
 
 /** One `ls-tree -l` record of `text` between `start` and `end`: "<mode> <type> <sha> <padded size>\t<path>". */
@@ -691,112 +732,11 @@ function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
   if (sizeText === "BAD") throw missingObject(sha, path);
   const size = sizeText === "-" ? 0 : Number(sizeText);
   if (!Number.isSafeInteger(size) || sizeText === "") throw malformed("ls-tree", `size ${sizeText}`);
-  return { mode: text.slice(start, typeAt - 1), type: text.slice(typeAt, shaAt - 1), sha, size, path };
-}
-
-/** What a blob holds, decoded once: its text, or `BINARY`. */
-export { BINARY };
-export type Content = string | typeof BINARY;
-
-function decode(buffer: Buffer, start: number, end: number): Content {
-  if (bytesLookBinary(buffer.subarray(start, end))) return BINARY;
-  return buffer.toString("utf8", start, end);
-}
-
-/**
- * Parses `cat-file --batch` output as it streams (per object "<sha> <type> <size>\n<content>\n",
- * or "<name> missing\n") and decodes each object's content: binary, or its UTF-8 text. An object
- * inside one chunk is decoded in place; one cut across chunks is decoded piece by piece as the
- * pieces arrive (a character cut in two is joined by the decoder), so nothing is copied and the
- * caller may reuse each chunk's memory as soon as `push` returns.
- */
-export class BatchReader {
-  private header: Buffer[] = [];
-  /** The object being read when it did not fit in one chunk. */
-  private current:
-    | { sha: string; left: number; sniffed: number; binary: boolean; decoder: StringDecoder; text: string }
-    | undefined;
-  /** The LF that follows each object's content is still to be skipped. */
-  private skipLf = false;
-
-  constructor(private readonly onObject: (sha: string, content: Content) => void) {}
-
-  push(chunk: Buffer): void {
-    let pos = 0;
-    while (pos < chunk.length) {
-      if (this.skipLf) {
-        this.skipLf = false;
-        pos++;
-      } else if (this.current !== undefined) {
-        pos = this.continueObject(chunk, pos);
-      } else {
-        const lf = chunk.indexOf(0x0a, pos);
-        if (lf < 0) {
-          // The chunk's memory is reused once this returns: keep a copy of a header cut in two.
-          this.header.push(Buffer.from(chunk.subarray(pos)));
-          return;
-        }
-        let line: string;
-        if (this.header.length === 0) line = chunk.toString("latin1", pos, lf);
-        else {
-          this.header.push(chunk.subarray(pos, lf));
-          line = Buffer.concat(this.header).toString("latin1");
-          this.header = [];
-        }
-        const [sha, size] = objectHeader(line);
-        pos = lf + 1;
-        if (pos + size <= chunk.length) {
-          // The whole object is in this chunk (the usual case).
-          this.skipLf = true;
-          this.onObject(sha, decode(chunk, pos, pos + size));
-          pos += size;
-        } else {
-          this.current = { sha, left: size, sniffed: 0, binary: false, decoder: new StringDecoder("utf8"), text: "" };
-        }
-      }
-    }
-  }
-
-  /** Throws when git's output stopped in the middle of an object. */
-  end(): void {
-    if (this.current !== undefined || this.header.some((part) => part.length > 0)) {
-      throw malformed("cat-file", "truncated object");
-    }
-  }
-
-  private continueObject(chunk: Buffer, pos: number): number {
-    const current = this.current!;
-    const end = Math.min(chunk.length, pos + current.left);
-    if (current.sniffed < BINARY_SNIFF_BYTES && !current.binary) {
-      const sniffEnd = Math.min(end, pos + BINARY_SNIFF_BYTES - current.sniffed);
-      current.binary = chunk.subarray(pos, sniffEnd).includes(0);
-      current.sniffed += sniffEnd - pos;
-    }
-    if (!current.binary) current.text += current.decoder.write(chunk.subarray(pos, end));
-    current.left -= end - pos;
-    if (current.left === 0) {
-      this.current = undefined;
-      this.skipLf = true;
-      this.onObject(current.sha, current.binary ? BINARY : current.text + current.decoder.end());
-    }
-    return end;
-  }
-}
-
-/** "<sha> <type> <size>" gives the sha and the size; "<name> missing" throws. */
-function objectHeader(line: string): [string, number] {
-  const first = line.indexOf(" ");
-  const last = line.lastIndexOf(" ");
-  const sha = first < 0 ? line : line.slice(0, first);
-  if (first < 0 || last === first || line.slice(first + 1, last) === "missing") throw missingObject(sha || "?");
-  const sizeText = line.slice(last + 1);
-  const size = Number(sizeText);
-  if (sizeText === "" || !Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
-  return [sha, size];
+  return { mode: word(text, start, typeAt - 1), type: word(text, typeAt, shaAt - 1), sha, size, path };
 }
 
 /** An entry of a tree with what was read of it (nothing above the size limit), as the core classifies it. */
-function classify(entry: TreeEntry, content: Content | undefined, maxFileBytes: number): FileEntry {
+function classify(entry: TreeEntry, content: BlobContent | undefined, maxFileBytes: number): FileEntry {
   const mode = entry.type === "commit" ? MODE_SUBMODULE : entry.mode;
   return classifyFile({ path: entry.path, mode, size: entry.size, oid: entry.sha, content }, maxFileBytes);
 }

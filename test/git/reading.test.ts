@@ -4,14 +4,16 @@
  * compares with what `git` itself says, so a shortcut that loses or mixes up content fails.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { openSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { scopeMatcher } from "../../src/core/kernel/port.js";
-import { BINARY, BatchReader, GitRepository, listingPathspecs } from "../../src/git/repository.js";
+import { BINARY_CONTENT } from "../../src/core/index.js";
+import { BlobFile, StoredBlob, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
+import { GitRepository, listingPathspecs } from "../../src/git/repository.js";
 import { tempRepo, type TempRepo } from "../helpers/git.js";
 
 let repo: TempRepo;
@@ -132,45 +134,89 @@ describe("snapshots read together", () => {
   });
 });
 
-describe("BatchReader", () => {
-  it("hands over every object whole, wherever the chunks cut headers and contents", () => {
-    // Small objects, so that every chunk size up to the whole output can be tried.
+describe("scanBatchFile", () => {
+  /** `cat-file --batch` output for these objects, in a file, open. */
+  const outputOf = (shas: string[]) => {
+    const output = execFileSync("git", ["cat-file", "--batch"], {
+      cwd: repo.dir,
+      input: `${shas.join("\n")}\n`,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const path = join(tmpdir(), `taskgate-scan-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(path, output);
+    const fd = openSync(path, "r");
+    unlinkSync(path);
+    return { output, file: new BlobFile(fd) };
+  };
+
+  it("hands over every object whole, wherever the reads cut headers and contents", () => {
+    // Objects of every kind: small and large texts, several characters cut at the head's end, binary.
     const names = [
       "tasks/t0001/.state",
       "other/utf.md",
       "tasks/t0000/NOTES.md",
       "other/data.bin",
       "tasks/t0003x.md",
+      "tasks/t0007/NOTES.md",
       "other/keep.md",
       "other/cut.md",
+      "tasks/t0002/NOTES.md",
+      "big/ledger.json",
     ];
     const shas = names.map((path) => repo.git("rev-parse", `${head}:${path}`));
-    const output = execFileSync("git", ["cat-file", "--batch"], { cwd: repo.dir, input: `${shas.join("\n")}\n` });
-    expect(output.length).toBeLessThan(1000);
-    for (let size = 1; size <= output.length; size++) {
-      const seen = new Map<string, string>();
-      const reader = new BatchReader((sha, content) => seen.set(sha, content === BINARY ? "(binary)" : content));
-      // One scratch buffer for every chunk, as the adapter reuses its read buffer.
-      const scratch = Buffer.alloc(size);
-      for (let at = 0; at < output.length; at += size) {
-        const length = output.copy(scratch, 0, at, Math.min(at + size, output.length));
-        reader.push(scratch.subarray(0, length));
-        scratch.fill(0x21);
-      }
-      reader.end();
+    const { output, file } = outputOf(shas);
+    const smallest = 8256; // a header and a binary sniff always fit
+    for (const chunk of [smallest, smallest + 1, smallest + 77, 12_345, 65_536, output.length]) {
+      const seen = new Map<string, BlobContent>();
+      scanBatchFile(file, output.length, (sha, content) => seen.set(sha, content), chunk);
       expect(
-        names.map((path, i) => seen.get(shas[i]!) === (path.endsWith(".bin") ? "(binary)" : expected.get(path))),
-        `chunks of ${size}`,
+        names.map((path, i) => {
+          const content = seen.get(shas[i]!);
+          if (path.endsWith(".bin")) return content === BINARY_CONTENT;
+          const text =
+            typeof content === "string" ? content : content instanceof StoredBlob ? content.decode() : undefined;
+          return text === expected.get(path);
+        }),
+        `reads of ${chunk}`,
       ).toEqual(names.map(() => true));
     }
+    file.close();
+  });
+
+  it("keeps a small text decoded and a larger one as its head, exact or cut", () => {
+    const shas = ["tasks/t0001/.state", "other/utf.md", "tasks/t0002/NOTES.md", "big/ledger.json"].map((path) =>
+      repo.git("rev-parse", `${head}:${path}`),
+    );
+    const { output, file } = outputOf(shas);
+    const seen: BlobContent[] = [];
+    expect(scanBatchFile(file, output.length, (_sha, content) => seen.push(content))).toBe(true);
+    expect(seen[0]).toBe("state-1\n");
+    expect(seen[1]).toBe(expected.get("other/utf.md"));
+    const notes = seen[2] as StoredBlob;
+    // NOTES.md has no line feed: its head is its first 256 bytes, marked as possibly cut.
+    expect([notes.head, notes.headExact, notes.blank]).toEqual([
+      expected.get("tasks/t0002/NOTES.md")!.slice(0, 256),
+      false,
+      false,
+    ]);
+    const ledger = seen[3] as StoredBlob;
+    // Two-byte characters: the 256th byte ends one, so nothing is cut, yet the head is not a line.
+    expect(ledger.head).toBe("é".repeat(128));
+    file.close();
   });
 
   it("says when git's output stops inside an object, and names a missing one", () => {
-    const reader = new BatchReader(() => {});
-    reader.push(Buffer.from("0123456789012345678901234567890123456789 blob 10\nabc"));
-    expect(() => reader.end()).toThrow(/truncated object/);
-    const missing = new BatchReader(() => {});
-    expect(() => missing.push(Buffer.from("abcdef missing\n"))).toThrow(/cannot read object abcdef/);
+    const write = (text: string) => {
+      const path = join(tmpdir(), `taskgate-scan-${process.pid}-${Math.random().toString(36).slice(2)}`);
+      writeFileSync(path, text);
+      const fd = openSync(path, "r");
+      unlinkSync(path);
+      return new BlobFile(fd);
+    };
+    const truncated = "0123456789012345678901234567890123456789 blob 10\nabc";
+    expect(() => scanBatchFile(write(truncated), truncated.length, () => {})).toThrow(/truncated object/);
+    const missing = "abcdef missing\n";
+    expect(() => scanBatchFile(write(missing), missing.length, () => {})).toThrow(/cannot read object abcdef/);
   });
 });
 

@@ -276,15 +276,34 @@ export const AUDIT_RULES: readonly AuditRule[] = [
 
 /** The context of one ledger entry. */
 export function entryContext(ctx: AuditContext, id: string, entry: LedgerEntry): EntryContext {
-  const definition = ctx.board.definitions.get(id);
-  const ledger = ctx.options.ledger;
-  const board = ctx.board;
-  return {
-    ...ctx,
-    id,
-    entry,
-    definition,
-    external: !!definition?.external && entry.history.length === 0 && entry.status === "blocked",
-    at: (...path) => ({ path: ledger, line: board.ledgerLine(id, ...path) }),
-  };
+  return new EntryView(ctx, id, entry);
+}
+
+/** An `EntryContext` as a class: one object per entry, no copy of the context, no closure. */
+class EntryView implements EntryContext {
+  readonly config: Config;
+  readonly options: Config["board"];
+  readonly snapshot: Snapshot;
+  readonly board: Board;
+  readonly findings: Findings;
+  readonly definition: Definition | undefined;
+  readonly external: boolean;
+
+  constructor(
+    ctx: AuditContext,
+    readonly id: string,
+    readonly entry: LedgerEntry,
+  ) {
+    this.config = ctx.config;
+    this.options = ctx.options;
+    this.snapshot = ctx.snapshot;
+    this.board = ctx.board;
+    this.findings = ctx.findings;
+    this.definition = ctx.board.definitions.get(id);
+    this.external = !!this.definition?.external && entry.history.length === 0 && entry.status === "blocked";
+  }
+
+  at(...path: (string | number)[]): { path: string; line: number | undefined } {
+    return { path: this.options.ledger, line: this.board.ledgerLine(this.id, ...path) };
+  }
 }

@@ -8,7 +8,7 @@ import { deepEqual, jsonLines, nestingMessage, parseJsonFile, tooDeep } from "..
 import { own } from "../kernel/objects.js";
 import { isSuspiciousPath } from "../kernel/paths.js";
 import { describeKind } from "../kernel/text.js";
-import { isEmptyFile } from "../kernel/scope.js";
+import { isEmptyFile } from "../kernel/files.js";
 import { scanSecrets } from "../kernel/secrets.js";
 import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";
 import { violation } from "../kernel/violations.js";

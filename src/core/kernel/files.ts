@@ -4,7 +4,7 @@
  * written), with the size limit that applies when the config sets none. Pure: readers hand it what
  * they know, it reads nothing.
  */
-import type { FileEntry } from "./types.js";
+import type { FileEntry, FileKind } from "./types.js";
 
 /** Files above this many bytes are `oversized` and never read, unless `limits.max_file_bytes` says otherwise. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -29,10 +29,46 @@ export interface FileFacts {
   /** The content id, carried over to the entry when known. */
   readonly oid?: string;
   /**
-   * What was read: the bytes, their UTF-8 text, or `BINARY_CONTENT`; for a symlink, its target.
-   * `undefined`: not read (a file is then `oversized`).
+   * What was read: the bytes, their UTF-8 text, a text kept outside memory (`StoredText`), or
+   * `BINARY_CONTENT`; for a symlink, its target. `undefined`: not read (a file is then `oversized`).
    */
-  readonly content?: string | Uint8Array | typeof BINARY_CONTENT;
+  readonly content?: string | Uint8Array | StoredText | typeof BINARY_CONTENT;
+}
+
+/**
+ * A text a reader keeps outside memory (git's blobs stay in the file git wrote them to): what it
+ * learnt of the bytes while they passed, and a way to read them all. A reader of many files (an
+ * audit reads every artifact of every task, most only for their kind and size) hands these over,
+ * and the whole text is read only when a rule reads `text`.
+ */
+export interface StoredText {
+  /** Whether a NUL byte is among the first `BINARY_SNIFF_BYTES` bytes (`bytesLookBinary`). */
+  readonly binary: boolean;
+  /** Whether the text is only white space, or `undefined` when the bytes alone cannot tell (`bytesBlank`). */
+  readonly blank: boolean | undefined;
+  /** The text's first bytes decoded: up to its first line feed (included), or its first `HEAD_BYTES`. */
+  readonly head: string;
+  /** Whether `head` ends at a line feed or at the end of the text (else its last character may be cut). */
+  readonly headExact: boolean;
+  /** Reads and decodes the whole text: invalid sequences replaced, a leading byte-order mark kept. */
+  decode(): string;
+}
+
+/** At most this many bytes of a stored text are decoded into its `head`. */
+export const HEAD_BYTES = 256;
+
+/**
+ * Whether these bytes (the first `sniffed` ones of a text of `size` bytes) are only white space:
+ * `true` or `false` when the bytes tell, `undefined` when a byte past ASCII comes first (Unicode's
+ * spaces count as white space, so the text must tell) or the white space runs past what was seen.
+ */
+export function bytesBlank(bytes: Uint8Array, size: number): boolean | undefined {
+  for (let at = 0; at < bytes.length; at++) {
+    const byte = bytes[at]!;
+    if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
+    return byte < 0x80 ? false : undefined;
+  }
+  return bytes.length >= size ? true : undefined;
 }
 
 /**
@@ -41,23 +77,109 @@ export interface FileFacts {
  * `BINARY_SNIFF_BYTES`, else a `file` with its UTF-8 text.
  */
 export function classifyFile(facts: FileFacts, maxBytes: number = DEFAULT_MAX_FILE_BYTES): FileEntry {
-  const { path, size, content } = facts;
-  const oid = facts.oid !== undefined ? { oid: facts.oid } : {};
-  if (facts.mode === MODE_SUBMODULE) return { path, kind: "submodule", size: 0, ...oid };
+  const { path, size, content, oid } = facts;
+  if (facts.mode === MODE_SUBMODULE) return entry(path, "submodule", 0, oid);
   if (facts.mode === MODE_SYMLINK) {
-    const target = typeof content === "string" ? content : content instanceof Uint8Array ? utf8(content) : undefined;
-    return target === undefined
-      ? { path, kind: "symlink", size, ...oid }
-      : { path, kind: "symlink", size, target, ...oid };
+    const target =
+      typeof content === "string"
+        ? content
+        : content instanceof Uint8Array
+          ? utf8(content)
+          : isStored(content)
+            ? content.decode()
+            : undefined;
+    const link = entry(path, "symlink", size, oid);
+    return target === undefined ? link : { ...link, target };
   }
-  if (size > maxBytes || content === undefined) return { path, kind: "oversized", size, ...oid };
-  if (content === BINARY_CONTENT) return { path, kind: "binary", size, ...oid };
-  if (content instanceof Uint8Array) {
-    if (bytesLookBinary(content)) return { path, kind: "binary", size, ...oid };
-    return { path, kind: "file", size, text: utf8(content), ...oid };
+  if (size > maxBytes || content === undefined) return entry(path, "oversized", size, oid);
+  if (content === BINARY_CONTENT) return entry(path, "binary", size, oid);
+  if (isStored(content)) {
+    return content.binary ? entry(path, "binary", size, oid) : new StoredTextFile(path, size, content, oid);
   }
-  if (textLooksBinary(content)) return { path, kind: "binary", size, ...oid };
-  return { path, kind: "file", size, text: content, ...oid };
+  const text = content instanceof Uint8Array ? (bytesLookBinary(content) ? undefined : utf8(content)) : content;
+  if (text === undefined || textLooksBinary(text)) return entry(path, "binary", size, oid);
+  return oid === undefined ? { path, kind: "file", size, text } : { path, kind: "file", size, text, oid };
+}
+
+/** An entry without text, with `oid` only when known (a reader of many files builds one per file). */
+function entry(path: string, kind: FileKind, size: number, oid: string | undefined): FileEntry {
+  return oid === undefined ? { path, kind, size } : { path, kind, size, oid };
+}
+
+function isStored(content: FileFacts["content"]): content is StoredText {
+  return typeof content === "object" && !(content instanceof Uint8Array);
+}
+
+/** Where a `StoredTextFile` keeps its stored text: an own property no one lists or copies. */
+const STORED: unique symbol = Symbol("stored");
+
+/** Texts at least this long are kept once read (a ledger is read several times); shorter ones are read again. */
+const KEEP_TEXT_LENGTH = 64 * 1024;
+
+/**
+ * `text` of a `StoredTextFile`: an own, listed property (spread, `Object.keys` and JSON see it),
+ * read when a rule reads it.
+ */
+const TEXT_PROPERTY: PropertyDescriptor = {
+  get(this: StoredTextFile): string {
+    const text = this[STORED].decode();
+    if (text.length >= KEEP_TEXT_LENGTH) Object.defineProperty(this, "text", { value: text, enumerable: true });
+    return text;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * A `file` entry whose text stays where the reader keeps it until a rule reads `text`: what no rule
+ * reads is never read. A short text is read again on every read, so what a rule reads once is
+ * garbage soon after; a long one is kept from its first read.
+ */
+class StoredTextFile implements FileEntry {
+  readonly kind = "file";
+  readonly path: string;
+  readonly size: number;
+  declare readonly text: string;
+  declare readonly oid?: string;
+  declare readonly [STORED]: StoredText;
+
+  constructor(path: string, size: number, stored: StoredText, oid: string | undefined) {
+    this.path = path;
+    this.size = size;
+    Object.defineProperty(this, STORED, { value: stored });
+    Object.defineProperty(this, "text", TEXT_PROPERTY);
+    if (oid !== undefined) (this as { oid?: string }).oid = oid;
+  }
+
+  /** Whether the text is only white space; reads it only when its bytes cannot tell. */
+  blank(): boolean {
+    return this[STORED].blank ?? !/\S/.test(this.text);
+  }
+
+  /** Whether the text starts with `prefix`; reads it only when its head cannot tell. */
+  startsWith(prefix: string): boolean {
+    const { head, headExact } = this[STORED];
+    // The head is the exact start of the text, but for a character its last bytes may have cut.
+    const known = headExact ? head : head.slice(0, -1);
+    if (prefix.length <= known.length) return known.startsWith(prefix);
+    // Both start the text: the shorter starts the longer, or the text does not start with `prefix`.
+    if (!prefix.startsWith(known)) return false;
+    return this.text.startsWith(prefix);
+  }
+}
+
+/** Whether an entry is a text `file` starting with `prefix` (for a long file: without decoding all of it). */
+export function fileStartsWith(entry: FileEntry, prefix: string): boolean {
+  if (entry.kind !== "file") return false;
+  if (entry instanceof StoredTextFile) return entry.startsWith(prefix);
+  return entry.text !== undefined && entry.text.startsWith(prefix);
+}
+
+/** A file that says nothing: no bytes, or only white space. */
+export function isEmptyFile(entry: FileEntry): boolean {
+  if (entry.size === 0) return true;
+  if (entry instanceof StoredTextFile) return entry.blank();
+  return entry.kind === "file" && entry.text !== undefined && !/\S/.test(entry.text);
 }
 
 /** Whether a NUL byte is among the first `BINARY_SNIFF_BYTES` of these bytes. */
@@ -94,5 +216,6 @@ function isLowSurrogate(unit: number): boolean {
 
 /** UTF-8 bytes as text, invalid sequences replaced and a leading byte-order mark kept. */
 function utf8(bytes: Uint8Array): string {
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  return UTF8.decode(bytes);
 }
+const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });

@@ -6,7 +6,7 @@
 import { principalMatcher } from "./approval.js";
 import type { Config } from "./config.js";
 import { frameworkMatcher, isSuspiciousPath, renderRootOf } from "./paths.js";
-import type { ChangedFile, FileEntry, PrContext, Violation } from "./types.js";
+import type { ChangedFile, PrContext, Violation } from "./types.js";
 import { violation } from "./violations.js";
 
 export interface ChangedPaths {
@@ -108,10 +108,4 @@ export function firstRewrite<T>(before: readonly T[], after: readonly T[], equal
     if (index >= after.length || !equal(before[index]!, after[index]!)) return index;
   }
   return -1;
-}
-
-/** A file that says nothing: no bytes, or only white space. */
-export function isEmptyFile(entry: FileEntry): boolean {
-  if (entry.size === 0) return true;
-  return entry.kind === "file" && entry.text !== undefined && !/\S/.test(entry.text);
 }

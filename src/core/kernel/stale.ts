@@ -2,6 +2,7 @@
  * Staleness of rendered status files: which files differ from what rendering the same state gives,
  * which are missing, and which cards belong to no task any more.
  */
+import { fileStartsWith } from "./files.js";
 import type { Snapshot, Violation } from "./types.js";
 import { violation } from "./violations.js";
 
@@ -41,11 +42,12 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
   if (!snapshot.files.has(`${root}/matrix.md`)) return [];
   const plan = planOf();
   const expected = new Set(plan.paths);
+  const stampLine = `${plan.stamp}\n`;
   const problems: { path: string; message: string }[] = [];
   for (const path of plan.paths) {
     const entry = snapshot.files.get(path);
     if (!entry) problems.push({ path, message: `${path} is missing` });
-    else if (entry.kind !== "file" || !entry.text?.startsWith(`${plan.stamp}\n`)) {
+    else if (!fileStartsWith(entry, stampLine)) {
       problems.push({ path, message: `${path} was rendered from another state than the current one` });
     }
   }

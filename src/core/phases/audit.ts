@@ -4,7 +4,7 @@
  * for an adopted task, without its adoption).
  */
 import { emptyFindings, type Findings } from "../kernel/model.js";
-import { isEmptyFile } from "../kernel/scope.js";
+import { isEmptyFile } from "../kernel/files.js";
 import { staleViolations } from "../kernel/stale.js";
 import { describeKind } from "../kernel/text.js";
 import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";

@@ -1,0 +1,151 @@
+/**
+ * git's blobs as the git adapter keeps them: in the file `cat-file --batch` wrote them to, not in
+ * memory. One pass over that file (through one reused buffer, skipping what it need not see) learns
+ * what each blob is: binary or not, white space only or not, its first line; a blob of at most
+ * `SMALL_TEXT_BYTES` is decoded then and there. A larger text is read from the file when a rule
+ * reads it. The file's name is removed as soon as git is done; it stays open while any blob of it
+ * may still be read, and is closed when none can be.
+ *
+ * Why: an audit reads every artifact of every task, most only for their kind and size. Holding
+ * them all in memory (as text or as bytes) costs more than reading them: a large tree's bytes are
+ * tens of megabytes of fresh memory, and touching fresh memory is what costs most.
+ */
+import { closeSync, readSync } from "node:fs";
+
+import { BINARY_CONTENT, BINARY_SNIFF_BYTES, HEAD_BYTES, bytesBlank, type StoredText } from "../core/index.js";
+import { malformed, missingObject } from "./errors.js";
+
+/** A blob of at most this many bytes is decoded as it is scanned (`.state` files, small records). */
+export const SMALL_TEXT_BYTES = 256;
+
+/** How much of the file a scan reads at a time (one buffer, reused). */
+const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** A `cat-file` header ("<sha> <type> <size>\n") is never longer than this. */
+const MAX_HEADER_BYTES = 256;
+
+/** What a blob holds: a small text decoded, a larger text where git wrote it, or binary. */
+export type BlobContent = string | StoredBlob | typeof BINARY_CONTENT;
+
+/** Closes the file of a `BlobFile` no one can read any more. */
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closed already.
+  }
+});
+
+/** The open file one `cat-file --batch` wrote (its name already removed). */
+export class BlobFile {
+  #fd: number | undefined;
+
+  constructor(fd: number) {
+    this.#fd = fd;
+    closer.register(this, fd, this);
+  }
+
+  /** Reads `length` bytes from `position` into the start of `buffer`; throws when the file ends first. */
+  readInto(buffer: Buffer, position: number, length: number): void {
+    if (this.#fd === undefined) throw malformed("cat-file", "its output was closed");
+    for (let filled = 0; filled < length; ) {
+      const read = readSync(this.#fd, buffer, filled, length - filled, position + filled);
+      if (read === 0) throw malformed("cat-file", "truncated object");
+      filled += read;
+    }
+  }
+
+  /** Closes the file now (no blob of it was kept). */
+  close(): void {
+    if (this.#fd === undefined) return;
+    closer.unregister(this);
+    closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
+
+/** A text blob of more than `SMALL_TEXT_BYTES`, read from its file when its text is wanted. */
+export class StoredBlob implements StoredText {
+  readonly binary = false;
+
+  constructor(
+    private readonly file: BlobFile,
+    private readonly position: number,
+    private readonly size: number,
+    readonly blank: boolean | undefined,
+    readonly head: string,
+    readonly headExact: boolean,
+  ) {}
+
+  decode(): string {
+    const bytes = Buffer.allocUnsafe(this.size);
+    this.file.readInto(bytes, this.position, this.size);
+    return bytes.toString("utf8");
+  }
+}
+
+/**
+ * Scans `size` bytes of `cat-file --batch` output in `file` (per object "<sha> <type> <size>\n",
+ * its content and "\n"; "<name> missing\n" throws) and hands over what each object holds. Reads
+ * at most the first `BINARY_SNIFF_BYTES` of each object, through one buffer of `chunkBytes`; the
+ * rest of a large object is skipped unread. Returns whether any `StoredBlob` was handed over (if
+ * not, the file can be closed at once).
+ */
+export function scanBatchFile(
+  file: BlobFile,
+  size: number,
+  onObject: (sha: string, content: BlobContent) => void,
+  chunkBytes: number = SCAN_CHUNK_BYTES,
+): boolean {
+  const buffer = Buffer.allocUnsafe(Math.min(size, Math.max(chunkBytes, MAX_HEADER_BYTES + BINARY_SNIFF_BYTES)));
+  /** `buffer` holds the file from `base`, `filled` bytes of it. */
+  let base = 0;
+  let filled = 0;
+  /** Makes `buffer` hold `length` bytes of the file from `from` (within the file). */
+  const hold = (from: number, length: number) => {
+    if (from >= base && from + length <= base + filled) return;
+    filled = Math.min(buffer.length, size - from);
+    file.readInto(buffer, from, filled);
+    base = from;
+  };
+  let stored = false;
+  let position = 0;
+  while (position < size) {
+    const headerBytes = Math.min(MAX_HEADER_BYTES, size - position);
+    hold(position, headerBytes);
+    const at = position - base;
+    const lf = buffer.subarray(at, at + headerBytes).indexOf(0x0a);
+    if (lf < 0)
+      throw malformed("cat-file", JSON.stringify(buffer.toString("latin1", at, at + Math.min(80, headerBytes))));
+    const [sha, length] = objectHeader(buffer.toString("latin1", at, at + lf));
+    const start = position + lf + 1;
+    // The content and the line feed after it.
+    if (start + length + 1 > size) throw malformed("cat-file", "truncated object");
+    const seen = Math.min(length, BINARY_SNIFF_BYTES);
+    hold(start, seen);
+    const bytes = buffer.subarray(start - base, start - base + seen);
+    if (bytes.includes(0)) onObject(sha, BINARY_CONTENT);
+    else if (length <= SMALL_TEXT_BYTES) onObject(sha, bytes.toString("utf8"));
+    else {
+      const lineEnd = bytes.subarray(0, HEAD_BYTES).indexOf(0x0a);
+      const headEnd = lineEnd >= 0 ? lineEnd + 1 : HEAD_BYTES;
+      const head = bytes.toString("utf8", 0, headEnd);
+      onObject(sha, new StoredBlob(file, start, length, bytesBlank(bytes, length), head, lineEnd >= 0));
+      stored = true;
+    }
+    position = start + length + 1;
+  }
+  return stored;
+}
+
+/** "<sha> <type> <size>" gives the sha and the size; "<name> missing" throws. */
+function objectHeader(line: string): [string, number] {
+  const first = line.indexOf(" ");
+  const last = line.lastIndexOf(" ");
+  const sha = first < 0 ? line : line.slice(0, first);
+  if (first < 0 || last === first || line.slice(first + 1, last) === "missing") throw missingObject(sha || "?");
+  const sizeText = line.slice(last + 1);
+  const size = Number(sizeText);
+  if (sizeText === "" || !Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
+  return [sha, size];
+}

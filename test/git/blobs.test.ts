@@ -1,0 +1,151 @@
+/**
+ * Blobs kept in git's output file (src/git/blobs.ts) judged against the same bytes read whole: the
+ * kind, the text, whether the file is empty and whether it starts with a prefix must be the same
+ * whichever way the bytes came, for any bytes (white space of every kind, characters cut at the
+ * head's end, NULs past the sniff window).
+ */
+import { openSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+
+import { BINARY_SNIFF_BYTES, HEAD_BYTES, MODE_FILE, classifyFile } from "../../src/core/index.js";
+import { fileStartsWith, isEmptyFile } from "../../src/core/kernel/files.js";
+import { BlobFile, SMALL_TEXT_BYTES, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
+import { GitRepository } from "../../src/git/repository.js";
+import { tempRepo } from "../helpers/git.js";
+
+/** `cat-file --batch` output of these blobs (made-up ids), in an open file whose name is gone. */
+function batchFile(blobs: readonly Uint8Array[]): { file: BlobFile; size: number; shas: string[] } {
+  const shas = blobs.map((_, i) => i.toString(16).padStart(40, "0"));
+  const parts = blobs.flatMap((bytes, i) => [
+    Buffer.from(`${shas[i]} blob ${bytes.length}\n`),
+    Buffer.from(bytes),
+    Buffer.from("\n"),
+  ]);
+  const output = Buffer.concat(parts);
+  const path = join(tmpdir(), `taskgate-blobs-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, output);
+  const fd = openSync(path, "r");
+  unlinkSync(path);
+  return { file: new BlobFile(fd), size: output.length, shas };
+}
+
+/** Texts near every threshold: small and stored, heads cut inside characters, white space of every kind. */
+const piece = fc.oneof(
+  fc.constantFrom(
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\u000b",
+    "\f",
+    "\u00a0",
+    "\u2003",
+    "\u3000",
+    "\ufeff",
+    "é",
+    "✓",
+    "𝄞",
+    "a",
+    "#",
+  ),
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+);
+const text = fc.oneof(
+  fc.array(piece, { maxLength: 40 }).map((parts) => parts.join("")),
+  fc
+    .tuple(
+      fc.array(piece, { maxLength: 10 }),
+      fc.integer({ min: 0, max: 600 }),
+      fc.constantFrom(" ", "é", "✓", "𝄞", "\n", "\u00a0", "\u3000 ", "\t"),
+    )
+    .map(([parts, count, filler]) => filler.repeat(count) + parts.join("")),
+);
+const bytesOf = (value: string) => new TextEncoder().encode(value);
+
+describe("a blob kept in git's output file", () => {
+  it("is the same file as its bytes read whole: kind, text, emptiness and every prefix", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(text.map(bytesOf), fc.uint8Array({ maxLength: 700 })), { minLength: 1, maxLength: 8 }),
+        (blobs) => {
+          const { file, size, shas } = batchFile(blobs);
+          const seen = new Map<string, BlobContent>();
+          scanBatchFile(file, size, (sha, content) => seen.set(sha, content));
+          blobs.forEach((bytes, i) => {
+            const path = `f${i}`;
+            const stored = classifyFile({ path, mode: MODE_FILE, size: bytes.length, content: seen.get(shas[i]!)! });
+            const whole = classifyFile({ path, mode: MODE_FILE, size: bytes.length, content: bytes });
+            expect(stored.kind).toBe(whole.kind);
+            expect(stored.text).toBe(whole.text);
+            expect(isEmptyFile(stored)).toBe(isEmptyFile(whole));
+            const wholeText = whole.text ?? "";
+            for (const length of [
+              0,
+              1,
+              2,
+              5,
+              HEAD_BYTES / 2,
+              HEAD_BYTES - 1,
+              HEAD_BYTES,
+              HEAD_BYTES + 1,
+              wholeText.length,
+            ]) {
+              const prefix = wholeText.slice(0, length);
+              expect(fileStartsWith(stored, prefix)).toBe(fileStartsWith(whole, prefix));
+              expect(fileStartsWith(stored, `${prefix}x`)).toBe(fileStartsWith(whole, `${prefix}x`));
+            }
+          });
+          file.close();
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("decodes a small text at once and reads a larger one from the file, each time", () => {
+    const small = "a".repeat(SMALL_TEXT_BYTES);
+    const large = `${"b".repeat(SMALL_TEXT_BYTES)}\nrest`;
+    const binary = `${"c".repeat(BINARY_SNIFF_BYTES - 1)}\u0000`;
+    const late = `${"d".repeat(BINARY_SNIFF_BYTES)}\u0000`; // a NUL past the window: text
+    const { file, size, shas } = batchFile([small, large, binary, late].map(bytesOf));
+    const seen: BlobContent[] = [];
+    expect(scanBatchFile(file, size, (_sha, content) => seen.push(content))).toBe(true);
+    expect(shas).toHaveLength(4);
+    expect(seen[0]).toBe(small);
+    const entry = classifyFile({ path: "large", mode: MODE_FILE, size: large.length, content: seen[1]! });
+    expect([entry.kind, entry.text, entry.text, Object.keys(entry).sort()]).toEqual([
+      "file",
+      large,
+      large,
+      ["kind", "path", "size", "text"],
+    ]);
+    expect(JSON.parse(JSON.stringify(entry))).toEqual({ path: "large", kind: "file", size: large.length, text: large });
+    expect(classifyFile({ path: "bin", mode: MODE_FILE, size: binary.length, content: seen[2]! }).kind).toBe("binary");
+    expect(classifyFile({ path: "late", mode: MODE_FILE, size: late.length, content: seen[3]! }).text).toBe(late);
+    file.close();
+  });
+});
+
+describe("reading snapshots", () => {
+  const repo = tempRepo();
+  afterAll(() => repo.remove());
+
+  it("keeps no file open after a read whose blobs were all small", async () => {
+    repo.write({ "a.md": "small\n", "b.md": "also small\n", big: "x".repeat(4000) });
+    const head = repo.commit("files");
+    const git = await GitRepository.open(repo.dir);
+    const open = () => readdirSync("/proc/self/fd").length;
+    await git.readSnapshot(head, { paths: ["a.md", "b.md"], prefixes: [] });
+    const before = open();
+    for (let i = 0; i < 20; i++) await git.readSnapshot(head, { paths: ["a.md", "b.md"], prefixes: [] });
+    expect(open()).toBe(before);
+    // A large text is read from the file when a rule reads it, as often as it is read.
+    const big = (await git.readSnapshot(head, { paths: ["big"], prefixes: [] })).files.get("big")!;
+    expect([big.text, big.text]).toEqual(["x".repeat(4000), "x".repeat(4000)]);
+  });
+});
