@@ -24,6 +24,22 @@ const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
 /** A `cat-file` header ("<sha> <type> <size>\n") is never longer than this. */
 const MAX_HEADER_BYTES = 256;
 
+/** Reads of at most this many bytes go through one buffer kept for them (fresh memory costs more than reading). */
+const SCRATCH_MAX_BYTES = 8 * 1024 * 1024;
+let scratchBuffer: Buffer | undefined;
+
+/**
+ * A buffer of at least `length` bytes for a read whose bytes are copied out before the next one:
+ * the same one each time while reads stay within `SCRATCH_MAX_BYTES`, a fresh one above.
+ */
+function scratch(length: number): Buffer {
+  if (length > SCRATCH_MAX_BYTES) return Buffer.allocUnsafe(length);
+  if (scratchBuffer === undefined || scratchBuffer.length < length) {
+    scratchBuffer = Buffer.allocUnsafe(Math.max(length, scratchBuffer?.length ?? 0));
+  }
+  return scratchBuffer;
+}
+
 /** What a blob holds: a small text decoded, a larger text where git wrote it, or binary. */
 export type BlobContent = string | StoredBlob | typeof BINARY_CONTENT;
 
@@ -78,9 +94,9 @@ export class StoredBlob implements StoredText {
   ) {}
 
   decode(): string {
-    const bytes = Buffer.allocUnsafe(this.size);
+    const bytes = scratch(this.size);
     this.file.readInto(bytes, this.position, this.size);
-    return bytes.toString("utf8");
+    return bytes.toString("utf8", 0, this.size);
   }
 }
 
@@ -97,14 +113,16 @@ export function scanBatchFile(
   onObject: (sha: string, content: BlobContent) => void,
   chunkBytes: number = SCAN_CHUNK_BYTES,
 ): boolean {
-  const buffer = Buffer.allocUnsafe(Math.min(size, Math.max(chunkBytes, MAX_HEADER_BYTES + BINARY_SNIFF_BYTES)));
+  const capacity = Math.min(size, Math.max(chunkBytes, MAX_HEADER_BYTES + BINARY_SNIFF_BYTES));
+  // Nothing decodes a stored blob while the scan runs, so it may use the scratch buffer.
+  const buffer = scratch(capacity);
   /** `buffer` holds the file from `base`, `filled` bytes of it. */
   let base = 0;
   let filled = 0;
   /** Makes `buffer` hold `length` bytes of the file from `from` (within the file). */
   const hold = (from: number, length: number) => {
     if (from >= base && from + length <= base + filled) return;
-    filled = Math.min(buffer.length, size - from);
+    filled = Math.min(capacity, size - from);
     file.readInto(buffer, from, filled);
     base = from;
   };

@@ -130,7 +130,9 @@ function hasKeys(value: Plain, order: readonly string[], required: number): bool
     at = index + 1;
     count++;
   }
-  return count >= required && order.slice(0, required).every((key) => Object.hasOwn(value, key));
+  if (count < required) return false;
+  for (let index = 0; index < required; index++) if (!Object.hasOwn(value, order[index]!)) return false;
+  return true;
 }
 
 const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0;
@@ -215,17 +217,23 @@ export function readLedger(value: unknown, canonicalOnly = false): Ledger | unde
   if (!isPlain(value) || !hasKeys(value, ["revision", "tasks"], 2)) return undefined;
   const { revision, tasks } = value;
   if (typeof revision !== "number" || !Number.isInteger(revision) || revision < 0 || !isPlain(tasks)) return undefined;
-  const out: Record<string, LedgerEntry> = {};
-  let same = true;
+  // Built only once an entry differs from what was parsed (the schema filled in a default).
+  let out: Record<string, LedgerEntry> | undefined;
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id) || !TASK_ID.test(id)) return undefined;
     const entry = canonicalOnly ? canonicalLedgerEntry(tasks[id]) : readLedgerEntry(tasks[id]);
     if (entry === undefined) return undefined;
-    out[id] = entry;
-    same &&= entry === tasks[id];
+    if (out === undefined && entry !== tasks[id]) {
+      out = {};
+      for (const earlier in tasks) {
+        if (earlier === id) break;
+        out[earlier] = tasks[earlier] as LedgerEntry;
+      }
+    }
+    if (out !== undefined) out[id] = entry;
   }
   // Every entry canonical: the file as parsed is the ledger.
-  return same ? (value as Ledger) : { revision, tasks: out };
+  return out === undefined ? (value as Ledger) : { revision, tasks: out };
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   ownedUnfinished,
   readBoard,
   retiredOwners,
+  sameText,
   secretProblems,
   type Board,
 } from "./reader.js";
@@ -124,7 +125,8 @@ function checkDefinitions(ctx: BoardContext): Set<string> {
   const touched = new Set<string>(ctx.added);
   // Problems at rest are reported only when this PR introduces them; unchanged definitions cannot
   // introduce any, so a PR that only moves tasks skips the graph walk.
-  if (base.definitionsText !== undefined && base.definitionsText === head.definitionsText) return touched;
+  if (base.definitionsFile && head.definitionsFile && sameText(base.definitionsFile, head.definitionsFile))
+    return touched;
   // Unchanged definitions are the very same objects in base and head (see readBoard).
   const unchanged = new Set(base.definitionList);
   const changed = new Set(head.definitionList.filter((item) => !unchanged.has(item)).map((item) => item.id));

@@ -37,8 +37,8 @@ export interface Board {
   readonly definitionList: readonly Definition[];
   readonly ledger: Ledger;
   readonly hasDefinitions: boolean;
-  /** The definitions file's text, to tell cheaply whether two revisions share it. */
-  readonly definitionsText: string | undefined;
+  /** The definitions file, to tell cheaply whether two revisions share it (`sameText`). */
+  readonly definitionsFile: FileEntry | undefined;
   readonly hasLedger: boolean;
   /** Problems reading the two files; when not empty, the board is empty rather than half-read. */
   readonly problems: readonly Violation[];
@@ -80,18 +80,24 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
     definitionList,
     ledger: ledger ?? { revision: 0, tasks: {} },
     hasDefinitions: defsFile !== undefined,
-    definitionsText: defsFile?.text,
+    definitionsFile: defsFile,
     hasLedger: ledgerFile !== undefined,
     problems,
+    // The texts are read (a stored text: from where the reader keeps it) once, on the first line asked.
     ledgerLine(id, ...path) {
-      const text = ledger && ledgerFile?.text;
-      if (!text) return undefined;
-      ledgerLines ??= jsonLines(text, 4);
+      if (!ledgerLines) {
+        const text = ledger && ledgerFile?.text;
+        if (!text) return undefined;
+        ledgerLines = jsonLines(text, 4);
+      }
       return ledgerLines(["tasks", id, ...path]);
     },
     definitionLine(id) {
-      const text = defs && defsFile?.text;
-      if (!text) return undefined;
+      if (!definitionLines) {
+        const text = defs && defsFile?.text;
+        if (!text) return undefined;
+        definitionLines = jsonLines(text, 3);
+      }
       if (!definitionIndex) {
         definitionIndex = new Map();
         definitionList.forEach((definition, index) => {
@@ -100,7 +106,6 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
       }
       const index = definitionIndex.get(id);
       if (index === undefined) return undefined;
-      definitionLines ??= jsonLines(text, 3);
       return definitionLines(["tasks", index, "id"]);
     },
   };
@@ -131,14 +136,17 @@ function readJson(
   if (!parsed) {
     const previous = like ? parsedFiles.get(like) : undefined;
     // The same text in another snapshot (a base and a head sharing the file) parses once.
-    parsed =
-      previous && like?.text !== undefined && like.text === entry.text
-        ? previous
-        : parseBoardFile(entry, path, kind, previous);
+    parsed = previous && like && sameText(like, entry) ? previous : parseBoardFile(entry, path, kind, previous);
     parsedFiles.set(entry, parsed);
   }
   problems.push(...parsed.problems);
   return parsed.value;
+}
+
+/** Whether two entries hold the same text: by content id when both have one (no text read), else by text. */
+export function sameText(a: FileEntry, b: FileEntry): boolean {
+  if (a.oid !== undefined && b.oid !== undefined) return a.oid === b.oid && a.kind === "file" && b.kind === "file";
+  return a.text !== undefined && a.text === b.text;
 }
 
 function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Parsed | undefined): Parsed {

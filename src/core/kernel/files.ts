@@ -110,11 +110,11 @@ function isStored(content: FileFacts["content"]): content is StoredText {
   return typeof content === "object" && !(content instanceof Uint8Array);
 }
 
+/** Texts at least this long are kept once read (a ledger is parsed, then searched for positions). */
+const KEEP_TEXT_LENGTH = 64 * 1024;
+
 /** Where a `StoredTextFile` keeps its stored text: an own property no one lists or copies. */
 const STORED: unique symbol = Symbol("stored");
-
-/** Texts at least this long are kept once read (a ledger is read several times); shorter ones are read again. */
-const KEEP_TEXT_LENGTH = 64 * 1024;
 
 /**
  * `text` of a `StoredTextFile`: an own, listed property (spread, `Object.keys` and JSON see it),
@@ -123,6 +123,7 @@ const KEEP_TEXT_LENGTH = 64 * 1024;
 const TEXT_PROPERTY: PropertyDescriptor = {
   get(this: StoredTextFile): string {
     const text = this[STORED].decode();
+    // A long text is kept: it is in memory now anyway, and reading it again costs more than keeping it.
     if (text.length >= KEEP_TEXT_LENGTH) Object.defineProperty(this, "text", { value: text, enumerable: true });
     return text;
   },
