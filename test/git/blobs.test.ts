@@ -4,18 +4,22 @@
  * whichever way the bytes came, for any bytes (white space of every kind, characters cut at the
  * head's end, NULs past the sniff window).
  */
+import { execFileSync } from "node:child_process";
 import { openSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { BINARY_SNIFF_BYTES, HEAD_BYTES, MODE_FILE, classifyFile } from "../../src/core/index.js";
 import { fileStartsWith, isEmptyFile } from "../../src/core/kernel/files.js";
 import { BlobFile, SMALL_TEXT_BYTES, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { tempRepo } from "../helpers/git.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** `cat-file --batch` output of these blobs (made-up ids), in an open file whose name is gone. */
 function batchFile(blobs: readonly Uint8Array[]): { file: BlobFile; size: number; shas: string[] } {
@@ -133,11 +137,14 @@ describe("a blob kept in git's output file", () => {
 
 describe("reading snapshots", () => {
   const repo = tempRepo();
+  let head: string;
+  beforeAll(() => {
+    repo.write({ "a.md": "small\n", "b.md": "also small\n", big: "x".repeat(4000) });
+    head = repo.commit("files");
+  });
   afterAll(() => repo.remove());
 
   it("keeps no file open after a read whose blobs were all small", async () => {
-    repo.write({ "a.md": "small\n", "b.md": "also small\n", big: "x".repeat(4000) });
-    const head = repo.commit("files");
     const git = await GitRepository.open(repo.dir);
     const open = () => readdirSync("/proc/self/fd").length;
     await git.readSnapshot(head, { paths: ["a.md", "b.md"], prefixes: [] });
@@ -147,5 +154,27 @@ describe("reading snapshots", () => {
     // A large text is read from the file when a rule reads it, as often as it is read.
     const big = (await git.readSnapshot(head, { paths: ["big"], prefixes: [] })).files.get("big")!;
     expect([big.text, big.text]).toEqual(["x".repeat(4000), "x".repeat(4000)]);
+  });
+
+  it("closes a file that holds large texts once no entry can read them", () => {
+    // The built adapter in a process of its own, where garbage collection can be asked for.
+    const script = `
+      import { readdirSync } from "node:fs";
+      import { GitRepository } from ${JSON.stringify(pathToFileURL(join(ROOT, "dist/git/repository.js")).href)};
+      const git = await GitRepository.open(${JSON.stringify(repo.dir)});
+      const open = () => readdirSync("/proc/self/fd").length;
+      const before = open();
+      let kept = [];
+      for (let i = 0; i < 30; i++) kept.push(await git.readSnapshot("HEAD", { paths: ["big"], prefixes: [] }));
+      const held = open() - before;
+      const text = kept[0].files.get("big").text.length;
+      kept = undefined;
+      for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((done) => setTimeout(done, 20)); }
+      console.log(JSON.stringify({ held, text, after: open() - before }));
+    `;
+    const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(JSON.parse(out)).toEqual({ held: 30, text: 4000, after: 0 });
   });
 });
