@@ -463,9 +463,9 @@ export class GitRepository implements TaskRepository {
 
   /**
    * Reads blobs with one `cat-file --batch` process, each once per object id however many paths
-   * share it. The bytes stay as git wrote them, in the buffers they were read into: a file is
-   * decoded only when a rule reads its text, so an audit that looks at most files only for their
-   * kind and size never turns megabytes of artifacts into strings.
+   * share it. The blobs stay in the file git wrote them to (`blobs.ts`): one pass learns what each
+   * is, and a longer text is read only when a rule reads it, so an audit that judges most files by
+   * their kind and size never holds megabytes of artifacts in memory.
    */
   private async readContents(shas: readonly string[]): Promise<Map<string, BlobContent>> {
     const contents = new Map<string, BlobContent>();

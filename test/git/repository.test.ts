@@ -572,6 +572,27 @@ describe("refs", () => {
     await expect(repo.commits("main:README.md", "main")).rejects.toThrow(new RefNotFoundError("main:README.md"));
   });
 
+  it("resolves the ref it is opened for in the process that opens it, once", async () => {
+    const spawns: (readonly string[])[] = [];
+    const repo = await GitRepository.open(repoDir, { ref: "main", onSpawn: (args) => spawns.push(args) });
+    expect(await repo.resolve("main")).toBe(mainSha);
+    expect(spawns).toHaveLength(1);
+    // Later resolves ask git again: the ref may have moved since.
+    expect(await repo.resolve("main")).toBe(mainSha);
+    expect(spawns).toHaveLength(2);
+    // A ref git does not know opens the repository all the same, and `resolve` says so.
+    const unknown = await GitRepository.open(repoDir, { ref: "nope" });
+    await expect(unknown.resolve("nope")).rejects.toThrow(new RefNotFoundError("nope"));
+    expect(unknown.gitDir).toBe(repo.gitDir);
+    // A ref that looks like an option is never given to git, there either.
+    const output = join(root, "injected-at-open");
+    const odd = await GitRepository.open(repoDir, { ref: `--output=${output}` });
+    await expect(odd.resolve(`--output=${output}`)).rejects.toBeInstanceOf(RefNotFoundError);
+    expect(existsSync(output)).toBe(false);
+    // Not a repository: the same error as without a ref.
+    await expect(GitRepository.open(root, { ref: "main" })).rejects.toThrow(/not a git repository/);
+  });
+
   it("refuses refs that look like options without running git", async () => {
     const { repo, spawns } = await openCounting(repoDir);
     const output = join(root, "injected");
