@@ -363,44 +363,69 @@ function idCounts(board: Board): Map<string, number> {
  * over the part of the graph reachable from the changed ids), each starting at its smallest id.
  */
 function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: ReadonlySet<string>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const onStack = new Set<string>();
-  const stack: string[] = [];
+  // Ids as numbers, in the order the walk meets them, and the walk's state in typed arrays: at
+  // 10,000 tasks the graph is walked without an object per task.
+  const numbers = new Map<string, number>();
+  const names: string[] = [];
+  const numberOf = (id: string) => {
+    let number = numbers.get(id);
+    if (number === undefined) {
+      number = names.length;
+      numbers.set(id, number);
+      names.push(id);
+    }
+    return number;
+  };
+  const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
+  const size = definitions.size;
+  const index = new Int32Array(size).fill(-1);
+  const low = new Int32Array(size);
+  const onStack = new Uint8Array(size);
+  const stack: number[] = [];
   const cycles: string[][] = [];
   let counter = 0;
-  const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
+  /** The walk's frames: a task, its dependencies (as numbers) and the next one to follow. */
+  const frameTask: number[] = [];
+  const frameDeps: number[][] = [];
+  const frameNext: number[] = [];
+  const open = (task: number) => {
+    index[task] = counter;
+    low[task] = counter++;
+    stack.push(task);
+    onStack[task] = 1;
+    frameTask.push(task);
+    frameDeps.push(depsOf(names[task]!).map(numberOf));
+    frameNext.push(0);
+  };
   for (const root of [...ids].sort()) {
-    if (index.has(root) || !definitions.has(root)) continue;
-    const frames: { id: string; deps: string[]; next: number }[] = [];
-    const open = (id: string) => {
-      index.set(id, counter);
-      low.set(id, counter++);
-      stack.push(id);
-      onStack.add(id);
-      frames.push({ id, deps: depsOf(id), next: 0 });
-    };
-    open(root);
-    while (frames.length > 0) {
-      const frame = frames.at(-1)!;
-      if (frame.next < frame.deps.length) {
-        const dep = frame.deps[frame.next++]!;
-        if (!index.has(dep)) open(dep);
-        else if (onStack.has(dep)) low.set(frame.id, Math.min(low.get(frame.id)!, index.get(dep)!));
+    if (!definitions.has(root) || index[numberOf(root)]! >= 0) continue;
+    open(numberOf(root));
+    while (frameTask.length > 0) {
+      const top = frameTask.length - 1;
+      const task = frameTask[top]!;
+      const deps = frameDeps[top]!;
+      if (frameNext[top]! < deps.length) {
+        const dep = deps[frameNext[top]!++]!;
+        if (index[dep]! < 0) open(dep);
+        else if (onStack[dep]) low[task] = Math.min(low[task]!, index[dep]!);
         continue;
       }
-      frames.pop();
-      const parent = frames.at(-1);
-      if (parent) low.set(parent.id, Math.min(low.get(parent.id)!, low.get(frame.id)!));
-      if (low.get(frame.id) !== index.get(frame.id)) continue;
+      frameTask.pop();
+      frameDeps.pop();
+      frameNext.pop();
+      if (top > 0) {
+        const parent = frameTask[top - 1]!;
+        low[parent] = Math.min(low[parent]!, low[task]!);
+      }
+      if (low[task] !== index[task]) continue;
       const component: string[] = [];
-      let member: string;
+      let member: number;
       do {
         member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== frame.id);
-      const selfLoop = component.length === 1 && depsOf(frame.id).includes(frame.id);
+        onStack[member] = 0;
+        component.push(names[member]!);
+      } while (member !== task);
+      const selfLoop = component.length === 1 && deps.includes(task);
       if ((component.length > 1 || selfLoop) && component.some((id) => ids.has(id))) {
         cycles.push(cycleIn(new Set(component), depsOf));
       }
@@ -409,7 +434,6 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
   return cycles;
 }
 
-/** A shortest cycle through the smallest id of a strongly connected component. */
 function cycleIn(component: ReadonlySet<string>, depsOf: (id: string) => string[]): string[] {
   const start = [...component].sort()[0]!;
   const parent = new Map<string, string>();
