@@ -146,7 +146,8 @@ function readJson(
 /** Whether two entries hold the same text: by content id when both have one (no text read), else by text. */
 export function sameText(a: FileEntry, b: FileEntry): boolean {
   if (a.oid !== undefined && b.oid !== undefined) return a.oid === b.oid && a.kind === "file" && b.kind === "file";
-  return a.text !== undefined && a.text === b.text;
+  const text = a.text;
+  return text !== undefined && text === b.text;
 }
 
 function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Parsed | undefined): Parsed {
@@ -530,7 +531,8 @@ export function checkReferencedFile(
       }),
     ];
   }
-  if (entry.kind !== "file" || entry.text === undefined) return [unscannable(entry, task)];
+  // Judged by kind and emptiness: a stored text is not read for it.
+  if (entry.kind !== "file") return [unscannable(entry, task)];
   if (isEmptyFile(entry)) {
     return [
       violation("evidence-missing", {
@@ -560,8 +562,9 @@ function unscannable(entry: FileEntry, task?: string): Violation {
  */
 export function secretProblems(entry: FileEntry, task?: string): Violation[] {
   if (entry.kind === "symlink") return [];
-  if (entry.kind !== "file" || entry.text === undefined) return [unscannable(entry, task)];
-  return scanSecrets(entry.text).map((finding) =>
+  const text = entry.kind === "file" ? entry.text : undefined;
+  if (text === undefined) return [unscannable(entry, task)];
+  return scanSecrets(text).map((finding) =>
     violation("secret-detected", {
       ...(task !== undefined && { task }),
       path: entry.path,

@@ -27,10 +27,12 @@ export function readVerdict(workflow: Workflow, task: PhasesTask): Verdict {
   const { file, pass, fail } = workflow.def.verdict;
   const entry = task.files.get(file);
   if (!entry) return { word: undefined, pass: false, problem: `${task.dir}/${file} does not exist` };
-  if (entry.kind !== "file" || entry.text === undefined) {
+  // Read once: a stored text is read from where the reader keeps it on every read.
+  const text = entry.kind === "file" ? entry.text : undefined;
+  if (text === undefined) {
     return { word: undefined, pass: false, problem: `${task.dir}/${file} is ${describeKind(entry)}` };
   }
-  const match = verdictPattern(workflow).exec(entry.text);
+  const match = verdictPattern(workflow).exec(text);
   if (!match)
     return { word: undefined, pass: false, problem: `${task.dir}/${file} says none of ${[pass, ...fail].join(", ")}` };
   return { word: match[1]!, pass: match[1] === pass, problem: "" };

@@ -114,7 +114,8 @@ export function readTask(
 
 function parseState(workflow: Workflow, id: string, entry: FileEntry): string | Violation {
   const path = entry.path;
-  if (entry.kind !== "file" || entry.text === undefined) {
+  const text = entry.kind === "file" ? entry.text : undefined;
+  if (text === undefined) {
     return violation(entry.kind === "symlink" ? "path-escape" : "state-invalid", {
       task: id,
       path,
@@ -122,7 +123,7 @@ function parseState(workflow: Workflow, id: string, entry: FileEntry): string | 
       hint: "Write the state name into .state as a regular text file.",
     });
   }
-  const lines = entry.text
+  const lines = text
     .replace(/^\uFEFF/, "")
     .replace(/\s+$/, "")
     .split(/\r?\n/);
@@ -163,7 +164,8 @@ function parseApprovals(
 ): { lines: string[]; approvals: ApprovalLine[]; problems: Violation[] } {
   if (!entry) return { lines: [], approvals: [], problems: [] };
   const path = entry.path;
-  if (entry.kind !== "file" || entry.text === undefined) {
+  const text = entry.kind === "file" ? entry.text : undefined;
+  if (text === undefined) {
     return {
       lines: [],
       approvals: [],
@@ -178,7 +180,7 @@ function parseApprovals(
     };
   }
   const gatePhases = gatePhasesOf(workflow);
-  const lines = entry.text
+  const lines = text
     .replace(/^\uFEFF/, "")
     .split("\n")
     .map((line) => line.replace(/\r$/, ""));
