@@ -58,7 +58,7 @@ export interface StoredText {
 export const HEAD_BYTES = 256;
 
 /**
- * Whether these bytes (the first `sniffed` ones of a text of `size` bytes) are only white space:
+ * Whether these bytes (the start of a text of `size` bytes, or all of it) are only white space:
  * `true` or `false` when the bytes tell, `undefined` when a byte past ASCII comes first (Unicode's
  * spaces count as white space, so the text must tell) or the white space runs past what was seen.
  */
