@@ -15,8 +15,8 @@
 import { performance } from "node:perf_hooks";
 import nock from "nock";
 import { expect, it } from "vitest";
-import { viewsRenderer } from "../src/app/pages/views.js";
-import { apiFor, kinds } from "../test/github/helpers.js";
+import { repositoryPage } from "../test/helpers/pages.js";
+import { kinds } from "../test/github/helpers.js";
 import { FakeGitHub } from "../test/helpers/fake-github.js";
 import { importedRepo, phasesTasks, reviewBoard } from "../test/helpers/scale.js";
 
@@ -64,14 +64,7 @@ async function render(fake: FakeGitHub): Promise<Render> {
   };
   const before = fake.requests.length;
   const [start, cpu] = [performance.now(), process.cpuUsage()];
-  const html = await viewsRenderer.render("repository", {
-    owner: fake.owner,
-    repo: fake.name,
-    query: new URLSearchParams(),
-    octokit: apiFor(fake).octokit,
-    appId: 1,
-    baseUrl: "http://127.0.0.1",
-  });
+  const html = await repositoryPage(fake);
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   faked.dispatch = dispatch;

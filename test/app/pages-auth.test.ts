@@ -3,8 +3,7 @@
  * flow and API faked behind nock: who signs in, who may see a repository's page, and what every
  * other visitor gets (a 404 with no task data, a refusal, a redirect to sign in).
  */
-import { createServer, request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest, type Server } from "node:http";
 import nock from "nock";
 import { pino } from "pino";
 import { Probot, createNodeMiddleware } from "probot";
@@ -19,6 +18,7 @@ import { Sealer } from "../../src/app/pages/session.js";
 import { registeredManifest } from "../../src/app/setup.js";
 import { WEB, privateKey, type FakeGitHub } from "../helpers/fake-github.js";
 import { appSandbox, awaitingApproval, example } from "../helpers/probot.js";
+import { localServer } from "../helpers/pages.js";
 
 const sandbox = appSandbox();
 beforeEach(() => nock.enableNetConnect("127.0.0.1"));
@@ -66,13 +66,7 @@ function probotWith(lines: string[]): Probot {
 
 /** The App's middleware on 127.0.0.1, with the pages' settings (`TASKGATE_URL` is its own address). */
 async function serve(fake: FakeGitHub, env: Record<string, string | undefined> = {}): Promise<Running> {
-  const served: { handler?: Awaited<ReturnType<typeof createNodeMiddleware>> } = {};
-  const server = createServer((request, response) => {
-    void served.handler!(request, response, () => response.writeHead(404).end());
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url, served } = await localServer(servers);
   const lines: string[] = [];
   const renderer = spyRenderer();
   const settings = {

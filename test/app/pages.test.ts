@@ -8,13 +8,13 @@ import nock from "nock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { Octokit } from "@octokit/rest";
 import { CONTENT_SECURITY_POLICY } from "../../src/app/pages/http.js";
-import { viewsRenderer, webHostOf } from "../../src/app/pages/views.js";
+import { webHostOf } from "../../src/app/pages/views.js";
 import { evaluatePullRequest } from "../../src/github/pull-request.js";
 import { STYLESHEET, STYLESHEET_PATH } from "../../src/pages/layout.js";
 import { apiFor, kinds } from "../github/helpers.js";
 import { board, def, entry, step } from "../helpers/board.js";
 import { FakeGitHub, type RecordedRequest } from "../helpers/fake-github.js";
-import { useApp } from "../helpers/pages.js";
+import { repositoryPage, useApp } from "../helpers/pages.js";
 import { appSandbox } from "../helpers/probot.js";
 import { importedRepo, phasesTasks, reviewBoard } from "../helpers/scale.js";
 import type { TempRepo } from "../helpers/git.js";
@@ -314,14 +314,7 @@ function phasesOf(count: number, tasksDir = "tasks"): Map<string, string> {
 /** The repository page of the fake's repository, through the App's renderer; and what it cost. */
 async function repositoryPageOf(fake: FakeGitHub): Promise<{ html: string; reads: string[] }> {
   const before = fake.requests.length;
-  const html = await viewsRenderer.render("repository", {
-    owner: fake.owner,
-    repo: fake.name,
-    query: new URLSearchParams(),
-    octokit: apiFor(fake).octokit,
-    appId: 1,
-    baseUrl: "http://127.0.0.1",
-  });
+  const html = await repositoryPage(fake);
   return { html: html!, reads: kinds(fake.requests.slice(before)) };
 }
 
