@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { BINARY_SNIFF_BYTES, HEAD_BYTES, MODE_FILE, classifyFile } from "../../src/core/index.js";
 import { fileStartsWith, isEmptyFile } from "../../src/core/kernel/files.js";
-import { BlobFile, SMALL_TEXT_BYTES, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
+import { BlobFile, SMALL_TEXT_BYTES, WINDOW_BYTES, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { tempRepo } from "../helpers/git.js";
 
@@ -131,6 +131,59 @@ describe("a blob kept in git's output file", () => {
     expect(JSON.parse(JSON.stringify(entry))).toEqual({ path: "large", kind: "file", size: large.length, text: large });
     expect(classifyFile({ path: "bin", mode: MODE_FILE, size: binary.length, content: seen[2]! }).kind).toBe("binary");
     expect(classifyFile({ path: "late", mode: MODE_FILE, size: late.length, content: seen[3]! }).text).toBe(late);
+    file.close();
+  });
+});
+
+describe("texts read through the window of their file", () => {
+  it("are their own bytes, in any order, across files, near and past the window's size", () => {
+    // Stored texts of every size: many to a window, one near the window's size (256 KiB), one
+    // larger than it (read on its own); from two files, read in random interleaved orders.
+    const sizes = [300, 1000, 5000, 256 * 1024 - 400, 256 * 1024 + 17, 700, 90_000, 400];
+    const files = [1, 2].map((seed) => {
+      const texts = sizes.map((size, i) => {
+        const line = `${seed}:${i} évidence ✓ 𝄞\n`;
+        return line
+          .repeat(Math.ceil(size / line.length))
+          .slice(0, size)
+          .replace(/[\uD800-\uDBFF]$/, "");
+      });
+      const batch = batchFile(texts.map(bytesOf));
+      const seen: BlobContent[] = [];
+      scanBatchFile(batch.file, batch.size, (_sha, content) => seen.push(content));
+      return { batch, texts, seen };
+    });
+    const reads = files.flatMap((file, f) => file.texts.map((_, i) => [f, i] as const));
+    fc.assert(
+      fc.property(fc.shuffledSubarray(reads, { minLength: reads.length }), (order) => {
+        for (const [f, i] of order) {
+          const { texts, seen } = files[f]!;
+          // A fresh entry for each read: an entry keeps a text of 64 KiB or more once read.
+          const bytes = Buffer.byteLength(texts[i]!);
+          const entry = classifyFile({ path: `f${i}`, mode: MODE_FILE, size: bytes, content: seen[i]! });
+          expect(entry.text).toBe(texts[i]);
+        }
+      }),
+      { numRuns: 30 },
+    );
+    for (const { batch } of files) batch.file.close();
+  });
+
+  it.each([-1, 0, 1, 2])("reads a text ending %i byte(s) past the window the text before it opened", (past) => {
+    const first = "a".repeat(1000);
+    // Where the second text starts, from the first's: its LF, then the second's header.
+    const header = (size: number) => `${"0".repeat(39)}1 blob ${size}\n`.length;
+    let size = WINDOW_BYTES - 1001 + past;
+    size -= header(size); // the header's length depends on the size's digits, which this does not change
+    const second = `${"b".repeat(size - 1)}c`;
+    expect(1000 + 1 + header(size) + size - WINDOW_BYTES).toBe(past);
+    const { file, size: total } = batchFile([first, second].map(bytesOf));
+    const seen: BlobContent[] = [];
+    scanBatchFile(file, total, (_sha, content) => seen.push(content));
+    const entryOf = (i: number, text: string) =>
+      classifyFile({ path: `f${i}`, mode: MODE_FILE, size: text.length, content: seen[i]! });
+    expect(entryOf(0, first).text).toBe(first);
+    expect(entryOf(1, second).text).toBe(second);
     file.close();
   });
 });

@@ -113,8 +113,10 @@ function ownersWithinLimits(ctx: AuditContext): void {
 
 /** Walks the ledger once, running `LEDGER_RULES` in order on each entry. */
 function ledgerEntriesSound(ctx: AuditContext): void {
-  for (const [id, entry] of Object.entries(ctx.board.ledger.tasks)) {
-    const entryCtx = entryContext(ctx, id, entry);
+  const tasks = ctx.board.ledger.tasks;
+  for (const id in tasks) {
+    if (!Object.hasOwn(tasks, id)) continue;
+    const entryCtx = entryContext(ctx, id, tasks[id]!);
     for (const rule of LEDGER_RULES) rule(entryCtx);
   }
 }
@@ -142,7 +144,9 @@ function folderFilesClean(ctx: AuditContext): void {
 function historyChains(ctx: EntryContext): void {
   const { id, entry, findings } = ctx;
   let status: Status = "todo";
-  for (const [index, item] of entry.history.entries()) {
+  const history = entry.history;
+  for (let index = 0; index < history.length; index++) {
+    const item = history[index]!;
     if (item.from !== status || !edgeFor(item.from, item.to, item.action)) {
       findings.violations.push(
         violation("illegal-transition", {

@@ -274,7 +274,10 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
 /** Duplicate ids, unknown dependencies and cycles in the definitions; unknown ids in the ledger. */
 export function graphProblems(board: Board): Violation[] {
   const out = graphProblemsFor(board, new Set(board.definitions.keys()));
-  for (const [id, entry] of Object.entries(board.ledger.tasks)) {
+  const tasks = board.ledger.tasks;
+  for (const id in tasks) {
+    if (!Object.hasOwn(tasks, id)) continue;
+    const entry = tasks[id]!;
     if (!board.definitions.has(id)) {
       out.push(
         violation("dependency-unknown", {
@@ -311,8 +314,9 @@ export function graphProblems(board: Board): Violation[] {
 export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?: Board): Violation[] {
   const out: Violation[] = [];
   const file = board.options.definitions;
-  const counts = idCounts(board);
-  const earlier = before ? idCounts(before) : new Map<string, number>();
+  // Without duplicates (every id once, as the map of definitions tells), there is nothing to count.
+  const counts = hasDuplicates(board) ? idCounts(board) : new Map<string, number>();
+  const earlier = before && counts.size > 0 ? idCounts(before) : new Map<string, number>();
   for (const [id, count] of counts) {
     if (count > 1 && count > (earlier.get(id) ?? 0)) {
       out.push(
@@ -353,6 +357,10 @@ export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?
   return out;
 }
 
+function hasDuplicates(board: Board): boolean {
+  return board.definitionList.length !== board.definitions.size;
+}
+
 function idCounts(board: Board): Map<string, number> {
   const counts = new Map<string, number>();
   for (const definition of board.definitionList) counts.set(definition.id, (counts.get(definition.id) ?? 0) + 1);
@@ -366,6 +374,7 @@ function idCounts(board: Board): Map<string, number> {
 function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: ReadonlySet<string>): string[][] {
   // Ids as numbers, in the order the walk meets them, and the walk's state in typed arrays: at
   // 10,000 tasks the graph is walked without an object per task.
+  const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
   const numbers = new Map<string, number>();
   const names: string[] = [];
   const numberOf = (id: string) => {
@@ -377,7 +386,6 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
     }
     return number;
   };
-  const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
   const size = definitions.size;
   const index = new Int32Array(size).fill(-1);
   const low = new Int32Array(size);
@@ -385,9 +393,12 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
   const stack: number[] = [];
   const cycles: string[][] = [];
   let counter = 0;
-  /** The walk's frames: a task, its dependencies (as numbers) and the next one to follow. */
+  /**
+   * The walk's frames: a task, its definition's own `depends_on` (read in place, undefined ids
+   * skipped as they come) and the next one to follow.
+   */
   const frameTask: number[] = [];
-  const frameDeps: number[][] = [];
+  const frameDeps: (readonly string[])[] = [];
   const frameNext: number[] = [];
   const open = (task: number) => {
     index[task] = counter;
@@ -395,7 +406,7 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
     stack.push(task);
     onStack[task] = 1;
     frameTask.push(task);
-    frameDeps.push(depsOf(names[task]!).map(numberOf));
+    frameDeps.push(definitions.get(names[task]!)!.depends_on);
     frameNext.push(0);
   };
   for (const root of [...ids].sort()) {
@@ -406,7 +417,9 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
       const task = frameTask[top]!;
       const deps = frameDeps[top]!;
       if (frameNext[top]! < deps.length) {
-        const dep = deps[frameNext[top]!++]!;
+        const name = deps[frameNext[top]!++]!;
+        if (!definitions.has(name)) continue;
+        const dep = numberOf(name);
         if (index[dep]! < 0) open(dep);
         else if (onStack[dep]) low[task] = Math.min(low[task]!, index[dep]!);
         continue;
@@ -419,6 +432,12 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
         low[parent] = Math.min(low[parent]!, low[task]!);
       }
       if (low[task] !== index[task]) continue;
+      // A task alone is a component of its own unless it depends on itself: no cycle, no array.
+      if (stack[stack.length - 1] === task && !deps.includes(names[task]!)) {
+        stack.pop();
+        onStack[task] = 0;
+        continue;
+      }
       const component: string[] = [];
       let member: number;
       do {
@@ -426,10 +445,7 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
         onStack[member] = 0;
         component.push(names[member]!);
       } while (member !== task);
-      const selfLoop = component.length === 1 && deps.includes(task);
-      if ((component.length > 1 || selfLoop) && component.some((id) => ids.has(id))) {
-        cycles.push(cycleIn(new Set(component), depsOf));
-      }
+      if (component.some((id) => ids.has(id))) cycles.push(cycleIn(new Set(component), depsOf));
     }
   }
   return cycles;
@@ -460,8 +476,10 @@ function cycleIn(component: ReadonlySet<string>, depsOf: (id: string) => string[
 /** Owners that escalated, by owner key (case-insensitive): retired for good. */
 export function retiredOwners(board: Board): Set<string> {
   const retired = new Set<string>();
-  for (const entry of Object.values(board.ledger.tasks)) {
-    for (const item of entry.history) if (item.action === "escalate") retired.add(ownerKey(item.by));
+  const tasks = board.ledger.tasks;
+  for (const id in tasks) {
+    if (!Object.hasOwn(tasks, id)) continue;
+    for (const item of tasks[id]!.history) if (item.action === "escalate") retired.add(ownerKey(item.by));
   }
   return retired;
 }
@@ -471,7 +489,10 @@ export const UNFINISHED = new Set(["in_progress", "review"]);
 /** Owner key → the owner as written and the unfinished tasks they own. */
 export function ownedUnfinished(board: Board): Map<string, { owner: string; tasks: string[] }> {
   const owned = new Map<string, { owner: string; tasks: string[] }>();
-  for (const [id, entry] of Object.entries(board.ledger.tasks)) {
+  const tasks = board.ledger.tasks;
+  for (const id in tasks) {
+    if (!Object.hasOwn(tasks, id)) continue;
+    const entry = tasks[id]!;
     if (!entry.owner || !UNFINISHED.has(entry.status)) continue;
     const key = ownerKey(entry.owner);
     const known = owned.get(key);
@@ -576,7 +597,10 @@ export function secretProblems(entry: FileEntry, task?: string): Violation[] {
 
 /** The history entry that submitted a task most recently, if any. */
 export function lastSubmit(entry: LedgerEntry): HistoryEntry | undefined {
-  return [...entry.history].reverse().find((item) => item.action === "submit");
+  const history = entry.history;
+  for (let index = history.length - 1; index >= 0; index--)
+    if (history[index]!.action === "submit") return history[index];
+  return undefined;
 }
 
 export function issuePath(options: BoardConfig, id: string, owner: string): string {

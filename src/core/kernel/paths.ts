@@ -64,11 +64,13 @@ export function frameworkMatcher(config: Config): PathMatcher {
 
 /** Does a path try to leave the repository or hide behind `.`/`..` segments? */
 export function isSuspiciousPath(path: string): boolean {
-  return (
-    path.startsWith("/") ||
-    path.includes("\\") ||
-    path.split("/").some((part) => part === ".." || part === "." || part === "")
-  );
+  return SUSPICIOUS_PATH.test(path);
 }
+
+/**
+ * An absolute path, a backslash, or a segment that is empty, `.` or `..` (a leading, trailing or
+ * doubled `/` makes an empty one): the segments are matched in place, without splitting the path.
+ */
+const SUSPICIOUS_PATH = /^\/|\\|\/\/|\/$|^$|(?:^|\/)\.\.?(?:\/|$)/;
 
 export { renderRootOf } from "./config.js";
