@@ -706,14 +706,14 @@ function parseLsTree(out: Buffer, keep: (path: string) => boolean): TreeEntry[] 
 }
 
 /** The usual modes and types, shared rather than sliced anew for every entry. */
-const COMMON_WORDS = new Map(
-  ["100644", "100755", "120000", "160000", "040000", "blob", "tree", "commit"].map((word) => [word, word]),
-);
+const COMMON_WORDS = ["100644", "blob", "100755", "120000", "160000", "040000", "tree", "commit"];
 
-/** `text` from `start` to `end`, as a shared string when it is a usual mode or type. */
+/** `text` from `start` to `end`, as a shared string (compared in place) when it is a usual mode or type. */
 function word(text: string, start: number, end: number): string {
-  const sliced = text.slice(start, end);
-  return COMMON_WORDS.get(sliced) ?? sliced;
+  for (const common of COMMON_WORDS) {
+    if (common.length === end - start && text.startsWith(common, start)) return common;
+  }
+  return text.slice(start, end);
 }
 
 /** One `ls-tree -l` record of `text` between `start` and `end`: "<mode> <type> <sha> <padded size>\t<path>". */

@@ -111,6 +111,38 @@ describe("a blob kept in git's output file", () => {
     );
   });
 
+  it("tells binary from text across the scan's refills, wherever the NUL is", () => {
+    // Enough bytes for several fills of the scan's buffer (at least 8 KiB each), texts and
+    // binaries mixed, NULs anywhere: before, at and past the 8,000-byte sniff window.
+    const blob = fc
+      .tuple(fc.integer({ min: 0, max: 9000 }), fc.option(fc.integer({ min: 0, max: 9000 }), { nil: undefined }))
+      .map(([length, nul]) => {
+        const bytes = Buffer.alloc(length, "x");
+        for (let at = 99; at < length; at += 100) bytes[at] = 0x0a;
+        if (nul !== undefined && nul < length) bytes[nul] = 0;
+        return new Uint8Array(bytes);
+      });
+    fc.assert(
+      fc.property(
+        fc.array(blob, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 20_000 }),
+        (blobs, chunk) => {
+          const { file, size } = batchFile(blobs);
+          const seen: BlobContent[] = [];
+          scanBatchFile(file, size, (_sha, content) => seen.push(content), chunk);
+          blobs.forEach((bytes, i) => {
+            const facts = { path: `f${i}`, mode: MODE_FILE, size: bytes.length };
+            expect(classifyFile({ ...facts, content: seen[i]! }).kind).toBe(
+              classifyFile({ ...facts, content: bytes }).kind,
+            );
+          });
+          file.close();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("decodes a small text at once and reads a larger one from the file, each time", () => {
     const small = "a".repeat(SMALL_TEXT_BYTES);
     const large = `${"b".repeat(SMALL_TEXT_BYTES)}\nrest`;

@@ -61,14 +61,20 @@ export const HEAD_BYTES = 256;
  * Whether these bytes (the start of a text of `size` bytes, or all of it) are only white space:
  * `true` or `false` when the bytes tell, `undefined` when a byte past ASCII comes first (Unicode's
  * spaces count as white space, so the text must tell) or the white space runs past what was seen.
+ * With `start` and `end`, the bytes are that part of `bytes` (no view of them needed).
  */
-export function bytesBlank(bytes: Uint8Array, size: number): boolean | undefined {
-  for (let at = 0; at < bytes.length; at++) {
+export function bytesBlank(
+  bytes: Uint8Array,
+  size: number,
+  start: number = 0,
+  end: number = bytes.length,
+): boolean | undefined {
+  for (let at = start; at < end; at++) {
     const byte = bytes[at]!;
     if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
     return byte < 0x80 ? false : undefined;
   }
-  return bytes.length >= size ? true : undefined;
+  return end - start >= size ? true : undefined;
 }
 
 /**
