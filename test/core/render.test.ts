@@ -1,8 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createModel, audit } from "../../src/core/evaluate.js";
 import type { WorkflowModel } from "../../src/core/kernel/model.js";
 import { board, claimed, def, entry, step } from "../helpers/board.js";
 import { config, snapshot, task, type FileSpec } from "../helpers/memory.js";
+import { fileStartsWith } from "../../src/core/kernel/files.js";
+import { compareIds, stamp } from "../../src/core/kernel/markdown.js";
+import { staleViolations, type RenderPlan } from "../../src/core/kernel/stale.js";
+import type { Snapshot } from "../../src/core/kernel/types.js";
 
 function model(yaml: string): WorkflowModel {
   const created = createModel(config(yaml));
@@ -116,5 +121,62 @@ describe("render: phases", () => {
       .get("docs/status/matrix.md")!
       .split("\n")[0];
     expect(after).not.toEqual(before);
+  });
+});
+
+describe("staleness judged from the stamps", () => {
+  /** The rule as it read before: every expected path built and looked up, in the plan's order. */
+  function byPaths(plan: RenderPlan, ids: readonly string[], snap: Snapshot, root: string) {
+    if (!snap.files.has(`${root}/matrix.md`)) return [];
+    const paths = [...plan.files, ...[...ids].sort(compareIds).map((id) => `${root}/cards/${id}.md`)];
+    const expected = new Set(paths);
+    const problems: { path: string; message: string }[] = [];
+    for (const path of paths) {
+      const found = snap.files.get(path);
+      if (!found) problems.push({ path, message: `${path} is missing` });
+      else if (!fileStartsWith(found, `${plan.stamp}\n`))
+        problems.push({ path, message: `${path} was rendered from another state than the current one` });
+    }
+    const orphans = [...snap.files.keys()].filter((path) => path.startsWith(`${root}/cards/`) && !expected.has(path));
+    for (const path of orphans.sort()) problems.push({ path, message: `${path} belongs to no task any more` });
+    return problems;
+  }
+
+  it("finds the same problems, in the same order, as looking every expected file up", () => {
+    const ids = ["T1", "T2", "T10", "T11", "T3", "a", "b-2", "T100"];
+    const state = fc.constantFrom("current", "stale", "missing");
+    fc.assert(
+      fc.property(
+        fc.record({
+          matrix: fc.constantFrom("current", "stale"),
+          stages: state,
+          cards: fc.array(state, { minLength: ids.length, maxLength: ids.length }),
+          extra: fc.subarray(["T4", "zz", "T1.txt", "sub/T1", "T10x", ".md"]),
+        }),
+        ({ matrix, stages, cards, extra }) => {
+          const root = "docs/status";
+          const stampLine = stamp("state/tasks.json revision 7");
+          const text = (kind: string) => (kind === "current" ? `${stampLine}\n\n# card\n` : "<!-- old -->\n# card\n");
+          const spec: Record<string, string> = { [`${root}/matrix.md`]: text(matrix) };
+          if (stages !== "missing") spec[`${root}/stages.md`] = text(stages);
+          ids.forEach((id, i) => {
+            if (cards[i] !== "missing") spec[`${root}/cards/${id}.md`] = text(cards[i]!);
+          });
+          for (const name of extra) spec[`${root}/cards/${name.includes(".") ? name : `${name}.md`}`] = text("current");
+          const snap = snapshot(spec);
+          const plan: RenderPlan = {
+            stamp: stampLine,
+            files: [`${root}/matrix.md`, `${root}/stages.md`],
+            cards: new Set(ids),
+          };
+          const expected = byPaths(plan, ids, snap, root);
+          const shown = expected.slice(0, 10).map(({ path, message }) => ({ path, message }));
+          const found = staleViolations(() => plan, snap, root);
+          expect(found.slice(0, 10).map(({ path, message }) => ({ path, message }))).toEqual(shown);
+          expect(found.length).toBe(expected.length > 10 ? 11 : expected.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -13,11 +13,7 @@ const DAG_LIMIT = 300;
 /** What rendering would produce, without rendering: the stamp every file starts with, and the paths. */
 export function boardRenderPlan(board: Board, root: string): RenderPlan {
   const source = `${board.options.ledger} revision ${board.ledger.revision}`;
-  const ids = [...board.definitions.keys()].sort(compareIds);
-  return {
-    stamp: stamp(source),
-    paths: [`${root}/matrix.md`, `${root}/stages.md`, ...ids.map((id) => `${root}/cards/${id}.md`)],
-  };
+  return { stamp: stamp(source), files: [`${root}/matrix.md`, `${root}/stages.md`], cards: board.definitions };
 }
 
 export function renderBoard(board: Board, root: string): Map<string, string> {

@@ -3,6 +3,7 @@
  * which are missing, and which cards belong to no task any more.
  */
 import { fileStartsWith } from "./files.js";
+import { compareIds } from "./markdown.js";
 import type { Snapshot, Violation } from "./types.js";
 import { violation } from "./violations.js";
 
@@ -27,7 +28,10 @@ export function staleness(rendered: ReadonlyMap<string, string>, snapshot: Snaps
 export interface RenderPlan {
   /** The first line of every rendered file: names the state it was rendered from. */
   readonly stamp: string;
-  readonly paths: readonly string[];
+  /** The rendered files other than the cards (the matrix, the stages), in the order they are reported. */
+  readonly files: readonly string[];
+  /** The ids of the tasks that have a card, `<root>/cards/<id>.md` (a set, or the keys of a map). */
+  readonly cards: { has(id: string): boolean; readonly size: number; keys(): IterableIterator<string> };
 }
 
 const SHOWN = 10;
@@ -36,23 +40,44 @@ const SHOWN = 10;
  * `matrix-stale` for a repository that renders (its matrix exists): a rendered file is stale when it
  * is missing, when its stamp names another state than the current one, or when it is the card of a
  * task that no longer exists. Judged from the stamps alone, so an audit never re-renders;
- * `taskgate render --check` compares whole contents.
+ * `taskgate render --check` compares whole contents. Problems come in the plan's order: its other
+ * files, then the cards by task id (people's order: T2 before T10), then cards of no task, sorted.
+ *
+ * The snapshot is walked once for the cards, without a path built per task: a card path names its
+ * task, so only when fewer cards exist than tasks are the missing ones looked for.
  */
 export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, root: string): Violation[] {
   if (!snapshot.files.has(`${root}/matrix.md`)) return [];
   const plan = planOf();
-  const expected = new Set(plan.paths);
   const stampLine = `${plan.stamp}\n`;
   const problems: { path: string; message: string }[] = [];
-  for (const path of plan.paths) {
+  for (const path of plan.files) {
     const entry = snapshot.files.get(path);
     if (!entry) problems.push({ path, message: `${path} is missing` });
-    else if (!fileStartsWith(entry, stampLine)) {
-      problems.push({ path, message: `${path} was rendered from another state than the current one` });
-    }
+    else if (!fileStartsWith(entry, stampLine)) problems.push({ path, message: staleMessage(path) });
   }
   const cards = `${root}/cards/`;
-  const orphans = [...snapshot.files.keys()].filter((path) => path.startsWith(cards) && !expected.has(path));
+  const cardProblems: { id: string; path: string; message: string }[] = [];
+  const orphans: string[] = [];
+  let present = 0;
+  for (const [path, entry] of snapshot.files) {
+    if (!path.startsWith(cards)) continue;
+    const id = path.endsWith(".md") ? path.slice(cards.length, -".md".length) : "";
+    if (id === "" || !plan.cards.has(id)) {
+      orphans.push(path);
+      continue;
+    }
+    present++;
+    if (!fileStartsWith(entry, stampLine)) cardProblems.push({ id, path, message: staleMessage(path) });
+  }
+  if (present < plan.cards.size) {
+    for (const id of plan.cards.keys()) {
+      const path = `${cards}${id}.md`;
+      if (!snapshot.files.has(path)) cardProblems.push({ id, path, message: `${path} is missing` });
+    }
+  }
+  cardProblems.sort((a, b) => compareIds(a.id, b.id));
+  for (const { path, message } of cardProblems) problems.push({ path, message });
   for (const path of orphans.sort()) problems.push({ path, message: `${path} belongs to no task any more` });
   const out = problems.slice(0, SHOWN).map((problem) => violation("matrix-stale", problem));
   if (problems.length > SHOWN) {
@@ -64,4 +89,8 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
     );
   }
   return out;
+}
+
+function staleMessage(path: string): string {
+  return `${path} was rendered from another state than the current one`;
 }

@@ -35,7 +35,8 @@ export function phasesRenderPlan(workflow: Workflow, snapshot: Snapshot, root: s
   const tasks = readTasks(workflow, snapshot);
   return {
     stamp: stamp(sourceOf(workflow, tasks)),
-    paths: [`${root}/matrix.md`, `${root}/stages.md`, ...tasks.map((task) => `${root}/cards/${task.id}.md`)],
+    files: [`${root}/matrix.md`, `${root}/stages.md`],
+    cards: new Set(tasks.map((task) => task.id)),
   };
 }
 
