@@ -124,9 +124,13 @@ function ledgerEntriesSound(ctx: AuditContext): void {
 /** Files of the board's own folders: no symlinks, no secrets, readable as text. */
 function folderFilesClean(ctx: AuditContext): void {
   const { options, findings } = ctx;
-  const prefixes = [options.evidence_dir, options.handoffs_dir, options.issues_dir].map((dir) => `${dir}/`);
-  for (const [path, entry] of ctx.snapshot.files) {
-    if (!prefixes.some((prefix) => path.startsWith(prefix))) continue;
+  const [evidence, handoffs, issues] = [options.evidence_dir, options.handoffs_dir, options.issues_dir].map(
+    (dir) => `${dir}/`,
+  );
+  const files = ctx.snapshot.files;
+  for (const path of files.keys()) {
+    if (!path.startsWith(evidence!) && !path.startsWith(handoffs!) && !path.startsWith(issues!)) continue;
+    const entry = files.get(path)!;
     if (entry.kind === "symlink") {
       findings.violations.push(
         violation("path-escape", {
@@ -136,7 +140,8 @@ function folderFilesClean(ctx: AuditContext): void {
         }),
       );
     }
-    findings.violations.push(...secretProblems(entry));
+    const secrets = secretProblems(entry);
+    if (secrets.length > 0) findings.violations.push(...secrets);
   }
 }
 

@@ -60,7 +60,8 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
   const cardProblems: { id: string; path: string; message: string }[] = [];
   const orphans: string[] = [];
   let present = 0;
-  for (const [path, entry] of snapshot.files) {
+  // By key, and the entry looked up for a card only: most of a snapshot is not under `cards`.
+  for (const path of snapshot.files.keys()) {
     if (!path.startsWith(cards)) continue;
     const id = path.endsWith(".md") ? path.slice(cards.length, -".md".length) : "";
     if (id === "" || !plan.cards.has(id)) {
@@ -68,7 +69,8 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
       continue;
     }
     present++;
-    if (!fileStartsWith(entry, stampLine)) cardProblems.push({ id, path, message: staleMessage(path) });
+    if (!fileStartsWith(snapshot.files.get(path)!, stampLine))
+      cardProblems.push({ id, path, message: staleMessage(path) });
   }
   if (present < plan.cards.size) {
     for (const id of plan.cards.keys()) {
