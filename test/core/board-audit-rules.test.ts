@@ -190,3 +190,37 @@ describe("board audit: the tables of rules at rest", () => {
     ]);
   });
 });
+
+describe("board audit: the dependency graph at rest", () => {
+  const messages = (files: Record<string, FileSpec>) =>
+    auditBoard(cfg, snapshot(files))
+      .violations.filter((item) => item.code === "dependency-cycle")
+      .map((item) => item.message);
+
+  it("reports a task that depends on itself, and no cycle for tasks that do not", () => {
+    expect(messages(board([def("a", { depends_on: ["a"] }), def("b", { depends_on: ["a"] })], {}, 1))).toEqual([
+      "depends_on forms a cycle: a → a",
+    ]);
+    expect(
+      messages(board([def("a"), def("b", { depends_on: ["a"] }), def("c", { depends_on: ["b", "a"] })], {}, 1)),
+    ).toEqual([]);
+  });
+
+  it("reports each cycle once, from its smallest id, past unknown dependencies, in the same order each time", () => {
+    const defs = [
+      def("e", { depends_on: ["f", "ghost"] }),
+      def("f", { depends_on: ["e"] }),
+      def("b", { depends_on: ["c"] }),
+      def("c", { depends_on: ["d", "b"] }),
+      def("d", { depends_on: ["b"] }),
+      def("x", { depends_on: ["x", "b"] }),
+    ];
+    const found = messages(board(defs, {}, 1));
+    expect([...found].sort()).toEqual([
+      "depends_on forms a cycle: b → c → b",
+      "depends_on forms a cycle: e → f → e",
+      "depends_on forms a cycle: x → x",
+    ]);
+    expect(messages(board([...defs].reverse(), {}, 1))).toEqual(found);
+  });
+});
