@@ -186,8 +186,8 @@ export function scanBatchFile(
     const headerBytes = Math.min(MAX_HEADER_BYTES, size - position);
     hold(position, headerBytes);
     const at = position - base;
-    // The header's LF: the search may run past the header only when it is malformed, and stops at
-    // the end of what is held.
+    // The header's LF, searched in place: it passes the header only when the header is malformed
+    // (then it throws), and never passes the buffer's end.
     const lf = buffer.indexOf(0x0a, at) - at;
     if (lf < 0 || lf >= headerBytes)
       throw malformed("cat-file", JSON.stringify(buffer.toString("latin1", at, at + Math.min(80, headerBytes))));
@@ -201,8 +201,9 @@ export function scanBatchFile(
     if (nulBetween(from, from + seen)) onObject(sha, BINARY_CONTENT);
     else if (length <= SMALL_TEXT_BYTES) onObject(sha, buffer.toString("utf8", from, from + length));
     else {
-      // The first line: its LF (within the head's bytes), searched in place. Content has an LF
-      // after it (the record's), so the search ends within this object.
+      // The first line: its LF (within the head's bytes), searched in place. The record's own LF
+      // follows the content, so the search ends within this object when the buffer holds all of it,
+      // and at the buffer's end when not (at most once per fill: the next object starts a new one).
       const lineEnd = buffer.indexOf(0x0a, from) - from;
       const exact = lineEnd >= 0 && lineEnd < HEAD_BYTES;
       const headEnd = exact ? lineEnd + 1 : HEAD_BYTES;
