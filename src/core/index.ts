@@ -44,7 +44,7 @@ export type * from "./kernel/types.js";
 export { configReport } from "./kernel/report.js";
 export { botLogins } from "./kernel/config.js";
 export { redactDeep } from "./kernel/secrets.js";
-export { folderOf, limitFor, scopeMatcher } from "./kernel/port.js";
+export { folderOf, limitFor, scopeCovers, scopeMatcher } from "./kernel/port.js";
 export { parseJsonFile } from "./kernel/json.js";
 export { principalMatcher } from "./kernel/approval.js";
 export { renderRootOf } from "./kernel/paths.js";

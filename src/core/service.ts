@@ -2,7 +2,17 @@
  * Use cases over the repository port: check a pull request, audit a revision, explain a task. These
  * read through `TaskRepository` (git locally, GitHub in the app) and hand snapshots to the pure core.
  */
-import { CONFIG_PATH, locateIssues, parseConfig, readLimits, type Config, type ConfigIssue } from "./kernel/config.js";
+import {
+  BOARD_DEFAULTS,
+  CONFIG_PATH,
+  DEFAULT_RENDER_PATH,
+  locateIssues,
+  parseConfig,
+  readLimits,
+  type Config,
+  type ConfigIssue,
+} from "./kernel/config.js";
+import { PHASES_PRESET } from "./phases/preset.js";
 import { audit, createModel, evaluate, neutralReport } from "./judge.js";
 import type { Explanation, WorkflowModel } from "./kernel/model.js";
 import { renderRootOf } from "./kernel/paths.js";
@@ -374,8 +384,29 @@ export function wantedRevisions(config: Config, pr: PrContext): string[] {
 }
 
 /** Audits every task at a revision. */
+/**
+ * What an audit of either preset reads where the config's defaults put things: the config, each
+ * preset's task store and the rendered files. Planned with the config's read, so a reader can list
+ * a revision once for both reads; a config that moves anything is read as it says (the guess then
+ * costs its listing alone, never a blob).
+ */
+export function likelyAuditScope(configPath: string = CONFIG_PATH): SnapshotScope {
+  const board = BOARD_DEFAULTS;
+  return {
+    paths: [...new Set([configPath, CONFIG_PATH, board.definitions, board.ledger])],
+    prefixes: [
+      PHASES_PRESET.tasksDir,
+      board.evidence_dir,
+      board.handoffs_dir,
+      board.issues_dir,
+      DEFAULT_RENDER_PATH,
+    ].map((folder) => `${folder}/`),
+  };
+}
+
 export async function auditRevision(repo: TaskRepository, ref: string, configPath?: string): Promise<Report> {
   const sha = await repo.resolve(ref);
+  repo.plan?.([sha], likelyAuditScope(configPath));
   const loaded = await loadConfig(repo, sha, configPath);
   if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${configPath ?? CONFIG_PATH})`);
   const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
@@ -407,6 +438,7 @@ export type ExplainResult =
 
 export async function explainTask(repo: TaskRepository, ref: string, task: string): Promise<ExplainResult> {
   const sha = await repo.resolve(ref);
+  repo.plan?.([sha], likelyAuditScope());
   const loaded = await loadConfig(repo, sha);
   if (!loaded) return { found: false, known: [], configured: false };
   const snapshot: Snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));

@@ -28,6 +28,7 @@ import {
   type ReadLimits,
   RefNotFoundError,
   RepositoryError,
+  scopeCovers,
   scopeMatcher,
   type SnapshotScope,
   type TaskRepository,
@@ -313,17 +314,18 @@ export class GitRepository implements TaskRepository {
     const pathspecs = scope === undefined ? [] : listingPathspecs(scope);
     if (pathspecs.length === 0 && scope !== undefined) return { rev, files: new Map() };
 
-    // `--literal-pathspecs`: scope entries are plain paths, never globs or `:(magic)`.
-    const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
-    if (pathspecs.length > 0 && !pathspecs.includes("/")) listArgs.push("--", ...pathspecs);
+    const planned = this.planned;
+    const fromPlan = planned !== undefined && planned.rev === rev && scopeCovers(planned.scope, scope);
     this.listings++;
     let entries: TreeEntry[];
     let maxima: number[];
     const toRead = new Set<string>();
     try {
-      const listing = await this.git(listArgs, { refs: [rev] });
-      // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
-      entries = parseLsTree(listing.stdout, scopeMatcher(scope));
+      if (fromPlan) {
+        // The planned listing holds every entry of this scope: the exact check picks them.
+        const keep = scopeMatcher(scope);
+        entries = (await planned.listing).filter((entry) => keep(entry.path));
+      } else entries = await this.list(rev, scope, pathspecs);
       maxima = entries.map((entry) => maxOf(entry.path));
       // Decide what each entry is from its mode and size alone; read only what needs reading.
       entries.forEach((entry, index) => {
@@ -345,6 +347,42 @@ export class GitRepository implements TaskRepository {
       files.set(entry.path, classify(entry, contents.get(entry.sha), maxima[index]!));
     });
     return { rev, files };
+  }
+
+  /**
+   * The entries of `scope` at `rev`, with one `ls-tree`. `--literal-pathspecs`: scope entries are
+   * plain paths, never globs or `:(magic)`.
+   */
+  private async list(
+    rev: string,
+    scope: SnapshotScope | undefined,
+    pathspecs: readonly string[],
+  ): Promise<TreeEntry[]> {
+    const listArgs = ["--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", rev];
+    if (pathspecs.length > 0 && !pathspecs.includes("/")) listArgs.push("--", ...pathspecs);
+    const listing = await this.git(listArgs, { refs: [rev] });
+    // The pathspecs may be wider than the scope (see `listingPathspecs`): this check is exact.
+    return parseLsTree(listing.stdout, scopeMatcher(scope));
+  }
+
+  /** The one listing `plan` keeps: of `scope` at the commit `rev`. */
+  private planned: { rev: string; scope: SnapshotScope; listing: Promise<TreeEntry[]> } | undefined;
+
+  /**
+   * Lists `scope` at one commit ahead, with one `ls-tree`, for every later `readSnapshot` of that
+   * commit whose scope it covers: an audit reads its config and then the scope the config names,
+   * and both come from the one listing. Only a plan of one commit id is taken (a commit's tree never
+   * changes; a ref may move), and only the last one is kept. A listing that fails fails the reads
+   * that use it, with the same error their own listing would have given.
+   */
+  plan(revs: readonly string[], scope: SnapshotScope): void {
+    const rev = revs.length === 1 ? revs[0]! : "";
+    if (!OBJECT_ID.test(rev)) return;
+    const pathspecs = listingPathspecs(scope);
+    if (pathspecs.length === 0) return;
+    const listing = this.list(rev, scope, pathspecs);
+    listing.catch(() => {}); // reported by the reads that use it
+    this.planned = { rev, scope, listing };
   }
 
   /** One file of `rev` (with its `oid`), or `undefined` when the path does not exist there. */

@@ -125,6 +125,9 @@ const BoardOptions = z
 
 export const BOARD_DEFAULTS = BoardOptions.parse({});
 
+/** Where status files are rendered unless `render.path` says otherwise. */
+export const DEFAULT_RENDER_PATH = "docs/status";
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -136,10 +139,10 @@ export const ConfigSchema = z
     approvals: Approvals.default(Approvals.parse({})),
     render: z
       .strictObject({
-        path: RepoPath.default("docs/status").describe("Where matrices, cards and stages are written."),
+        path: RepoPath.default(DEFAULT_RENDER_PATH).describe("Where matrices, cards and stages are written."),
         commit: z.enum(["pr", "default-branch", "off"]).default("pr"),
       })
-      .default({ path: "docs/status", commit: "pr" }),
+      .default({ path: DEFAULT_RENDER_PATH, commit: "pr" }),
     bot: z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .default("taskgate[bot]")

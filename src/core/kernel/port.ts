@@ -40,6 +40,24 @@ export function scopeMatcher(scope: SnapshotScope | undefined): (path: string) =
   };
 }
 
+/**
+ * Whether everything `inner` reads lies in `outer`: each of its paths is one of `outer`'s or under
+ * one of its folders, and each of its folders is under one of `outer`'s. `undefined` is the whole
+ * revision. So a listing of `outer` holds every entry of `inner` (`scopeMatcher(inner)` picks them).
+ */
+export function scopeCovers(outer: SnapshotScope | undefined, inner: SnapshotScope | undefined): boolean {
+  if (outer === undefined) return true;
+  const folders = outer.prefixes.map(folderOf);
+  if (folders.includes("/")) return true;
+  if (inner === undefined) return false;
+  const under = (path: string) => folders.some((folder) => path.startsWith(folder));
+  const paths = new Set(outer.paths);
+  return (
+    inner.paths.every((path) => path === "" || paths.has(path) || under(path)) &&
+    inner.prefixes.every((prefix) => folderOf(prefix) !== "/" && under(folderOf(prefix)))
+  );
+}
+
 /** A scope prefix as a folder ending in "/" ("/" alone for the whole revision). */
 export function folderOf(prefix: string): string {
   return prefix === "" || prefix.endsWith("/") ? prefix || "/" : `${prefix}/`;
@@ -80,8 +98,9 @@ export interface TaskRepository {
   differences(from: string, to: string): Promise<ReadonlyMap<string, string | null>>;
   /**
    * Optional: the caller will read this scope at these revisions soon. A reader that lists folders
-   * request by request (GitHub) lists theirs with the requests it makes meanwhile; it only saves
-   * requests, and never changes what a read returns.
+   * request by request (GitHub) lists theirs with the requests it makes meanwhile; a reader that
+   * lists a revision in one process (git) lists the scope of one revision once, for every later read
+   * it covers. It only saves requests and processes, and never changes what a read returns.
    */
   plan?(revs: readonly string[], scope: SnapshotScope): void;
   /**
