@@ -262,9 +262,11 @@ async function measureAll(list, socket, boardDir) {
         : `${Math.round(figure.wallMs)} ms wall, ${Math.round(figure.cpuMs)} ms CPU`;
     console.log(`${figure.measure}: ${value}`);
     if (item.target === undefined) benchRow(figure.measure, value, "reference", true);
-    else if (item.target)
-      benchRow(figure.measure, value, `< ${TARGET_MS} ms`, figure.wallMs < TARGET_MS && figure.cpuMs < TARGET_MS);
-    else benchRow(figure.measure, value, "informative (name the task)", true);
+    else if (item.target) {
+      // The plugin's question runs in the harness's own process: it has a wall time and no CPU time of its own.
+      const cpuMet = figure.cpuMs === undefined || figure.cpuMs < TARGET_MS;
+      benchRow(figure.measure, value, `< ${TARGET_MS} ms`, figure.wallMs < TARGET_MS && cpuMet);
+    } else benchRow(figure.measure, value, "informative (name the task)", true);
   }
   console.log(`BENCH_JSON ${JSON.stringify({ tasks: TASKS, runs: RUNS, figures })}`);
 }
