@@ -21,6 +21,7 @@ export {
   buildPrContext,
   checkPullRequest,
   explainTask,
+  likelyAuditScope,
   loadConfig,
   renderStatus,
   wantedRevisions,

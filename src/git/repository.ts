@@ -378,6 +378,8 @@ export class GitRepository implements TaskRepository {
   plan(revs: readonly string[], scope: SnapshotScope): void {
     const rev = revs.length === 1 ? revs[0]! : "";
     if (!OBJECT_ID.test(rev)) return;
+    // Planned already (a caller that reads the config first, then audits): one listing serves both.
+    if (this.planned?.rev === rev && scopeCovers(this.planned.scope, scope)) return;
     const pathspecs = listingPathspecs(scope);
     if (pathspecs.length === 0) return;
     const listing = this.list(rev, scope, pathspecs);

@@ -25,6 +25,7 @@ import {
   checkPullRequest,
   followUpFiles,
   isBotCommit,
+  likelyAuditScope,
   loadConfig,
   neutralReport,
   readLimits,
@@ -75,6 +76,8 @@ export async function auditDefaultBranch(api: GitHubApi, options: AuditOptions):
   let report: Report;
   let loaded: Awaited<ReturnType<typeof loadConfig>>;
   try {
+    // What the audit reads is listed with the config's own read, not after it.
+    reader.plan?.([sha], likelyAuditScope(configPath));
     loaded = await loadConfig(reader, sha, configPath);
     report = await auditRevision(reader, sha, configPath);
   } catch (error) {

@@ -96,6 +96,9 @@ describe("repository dispatch taskgate-audit", () => {
     expect(fake.issues[0]).toMatchObject({ state: "open", labels: [{ name: "taskgate-audit" }] });
     expect(fake.issues[0]!.body).toContain("unauthorized-change");
     expect(fake.issues[0]!.body).toContain("by mallory");
+    // The audit's folders are listed with the config's read (plan), not in rounds after it: 14
+    // requests, the issue's lookup and its creation included (16 when the config came first).
+    expect(fake.apiRequests).toHaveLength(14);
     await testProbot().receive({ ...dispatch(fake, "taskgate-audit"), id: "dispatch-2" });
     expect(fake.issues).toHaveLength(1);
   });

@@ -105,8 +105,11 @@ describe("an audit plans its listing", () => {
     const whole = await git.readSnapshot(first);
     expect(whole.files.has("src/app.ts")).toBe(true);
     expect(commands.slice(4)).toEqual(["ls-tree", "cat-file"]);
-    // Plans git cannot keep to one commit are not taken: a ref may move, and two revisions are two listings.
+    // Plans git cannot keep to one commit are not taken: a ref may move, and two revisions are two
+    // listings. A plan of what is planned already runs nothing either.
     commands.length = 0;
+    git.plan([first], likelyAuditScope());
+    git.plan([first], { paths: [], prefixes: ["tasks/t1/"] });
     git.plan(["main"], likelyAuditScope());
     git.plan([first, second], likelyAuditScope());
     expect(commands).toEqual([]);
