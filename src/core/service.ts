@@ -68,7 +68,7 @@ export interface PrInput {
 }
 
 /** Anything that reads snapshots: a git revision, or a work tree for rendering. */
-export type SnapshotReader = Pick<TaskRepository, "readSnapshot">;
+export type SnapshotReader = Pick<TaskRepository, "readSnapshot" | "plan">;
 
 export interface Loaded {
   readonly config: Config;
@@ -383,7 +383,6 @@ export function wantedRevisions(config: Config, pr: PrContext): string[] {
   return [...wanted];
 }
 
-/** Audits every task at a revision. */
 /**
  * What an audit of either preset reads where the config's defaults put things: the config, each
  * preset's task store and the rendered files. Planned with the config's read, so a reader can list
@@ -404,13 +403,26 @@ export function likelyAuditScope(configPath: string = CONFIG_PATH): SnapshotScop
   };
 }
 
+/**
+ * The config at `rev` and the snapshot its audit reads, planned together (`likelyAuditScope`), or
+ * `undefined` when the revision has no config. What `audit`, `render` and `explain` read.
+ */
+async function readAudited(
+  reader: SnapshotReader,
+  rev: string,
+  configPath?: string,
+): Promise<{ loaded: Loaded; snapshot: Snapshot } | undefined> {
+  reader.plan?.([rev], likelyAuditScope(configPath));
+  const loaded = await loadConfig(reader, rev, configPath);
+  if (!loaded) return undefined;
+  return { loaded, snapshot: await reader.readSnapshot(rev, loaded.model.auditScope(), readLimits(loaded.config)) };
+}
+
+/** Audits every task at a revision. */
 export async function auditRevision(repo: TaskRepository, ref: string, configPath?: string): Promise<Report> {
-  const sha = await repo.resolve(ref);
-  repo.plan?.([sha], likelyAuditScope(configPath));
-  const loaded = await loadConfig(repo, sha, configPath);
-  if (!loaded) return neutralReport(`taskgate is not configured at ${ref} (no ${configPath ?? CONFIG_PATH})`);
-  const snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
-  return audit(loaded.config, { ...snapshot, rev: ref });
+  const read = await readAudited(repo, await repo.resolve(ref), configPath);
+  if (!read) return neutralReport(`taskgate is not configured at ${ref} (no ${configPath ?? CONFIG_PATH})`);
+  return audit(read.loaded.config, { ...read.snapshot, rev: ref });
 }
 
 export interface RenderResult {
@@ -424,9 +436,9 @@ export interface RenderResult {
 
 /** Renders the status files of a revision (or work tree) and compares them with what it holds. */
 export async function renderStatus(reader: SnapshotReader, rev: string): Promise<RenderResult | undefined> {
-  const loaded = await loadConfig(reader, rev);
-  if (!loaded) return undefined;
-  const snapshot = await reader.readSnapshot(rev, loaded.model.auditScope(), readLimits(loaded.config));
+  const read = await readAudited(reader, rev);
+  if (!read) return undefined;
+  const { loaded, snapshot } = read;
   const root = renderRootOf(loaded.config);
   const files = loaded.model.render(snapshot);
   return { root, files, ...staleness(files, snapshot, root) };
@@ -437,11 +449,9 @@ export type ExplainResult =
   | { found: false; known: string[]; configured: boolean };
 
 export async function explainTask(repo: TaskRepository, ref: string, task: string): Promise<ExplainResult> {
-  const sha = await repo.resolve(ref);
-  repo.plan?.([sha], likelyAuditScope());
-  const loaded = await loadConfig(repo, sha);
-  if (!loaded) return { found: false, known: [], configured: false };
-  const snapshot: Snapshot = await repo.readSnapshot(sha, loaded.model.auditScope(), readLimits(loaded.config));
+  const read = await readAudited(repo, await repo.resolve(ref));
+  if (!read) return { found: false, known: [], configured: false };
+  const { loaded, snapshot } = read;
   const explanation = loaded.model.explain(snapshot, task);
   if (!explanation) return { found: false, known: loaded.model.taskIds(snapshot), configured: true };
   return { found: true, explanation, config: loaded.config };
