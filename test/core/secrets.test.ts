@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { redactSecrets, scanSecrets } from "../../src/core/kernel/secrets.js";
+import { redactSecrets, scanSecrets, secretSpanLists } from "../../src/core/kernel/secrets.js";
 
 // Every fake secret is assembled at run time, so this file holds no literal that matches a pattern.
 const cycle = (alphabet: string, length: number): string =>
@@ -234,6 +235,54 @@ describe("scanSecrets and redactSecrets", () => {
     // redact that is not a secret; its time grows linearly, which `npm run bench` measures.
     expect(scanSecrets(line).every((finding) => finding.line === 1)).toBe(true);
     expect(redactSecrets(line).length).toBeGreaterThan(0);
+  });
+
+  it("redacts what sorting every secret by start and joining the overlaps gives", () => {
+    // The reference: all spans of all patterns in one list, sorted, overlapping and touching ones
+    // joined. `redactSecrets` merges the per-pattern lists as it walks them instead.
+    const reference = (text: string): string => {
+      const spans = secretSpanLists(text)
+        .flatMap((list) => list.flatMap((value, index) => (index % 2 === 0 ? [[value, list[index + 1]!]] : [])))
+        .sort((a, b) => a[0]! - b[0]! || b[1]! - a[1]!);
+      let result = "";
+      let copied = 0;
+      for (let index = 0; index < spans.length; ) {
+        const start = spans[index]![0]!;
+        let end = spans[index]![1]!;
+        for (index += 1; index < spans.length && spans[index]![0]! <= end; index += 1) end = Math.max(end, spans[index]![1]!);
+        result += text.slice(copied, start) + "[redacted]";
+        copied = end;
+      }
+      return spans.length === 0 ? text : result + text.slice(copied);
+    };
+    // Texts of secrets of every kind, glued to each other, to separators and to assignment names,
+    // so that spans of different patterns start together, nest, overlap and touch.
+    const secrets = POSITIVES.map(([, , secret]) => secret);
+    const glue = ["", " ", "=", ": ", "\n", ".", "-", "GH_TOKEN=", "password: ", '"', "aws_secret_access_key="];
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...secrets), fc.constantFrom(...glue), fc.string({ maxLength: 6 })), {
+        maxLength: 12,
+      })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(redactSecrets(value)).toBe(reference(value));
+      }),
+      { numRuns: 2000 },
+    );
+    // Spans of several patterns on one text, so the walk really merges lists.
+    const mixed = [secrets.join(" "), "GH_TOKEN" + "=" + JWT, secrets.join("")].join(" ");
+    expect(secretSpanLists(mixed).length).toBeGreaterThan(3);
+    expect(redactSecrets(mixed)).toBe(reference(mixed));
+  });
+
+  it("keeps a flat list of spans in order of start, two numbers per secret", () => {
+    const line = "id=" + "AKIA" + "Q1W2E3R4T5Y6U7I8" + " then " + "AKIA" + "Z9X8C7V6B5N4M3L2" + " " + JWT;
+    const lists = secretSpanLists(line);
+    expect(lists.map((list) => list.length)).toEqual([4, 2]);
+    const [keys] = lists;
+    expect(line.slice(keys![0], keys![1])).toBe("AKIA" + "Q1W2E3R4T5Y6U7I8");
+    expect(line.slice(keys![2], keys![3])).toBe("AKIA" + "Z9X8C7V6B5N4M3L2");
   });
 
   it("finds no secret in this test file", () => {
