@@ -2,6 +2,7 @@
  * The board's rules at rest are two tables. Each entry of each table is reached: for every rule a
  * small board that this rule alone flags, both through the whole audit and running the rule alone.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   AUDIT_RULES,
@@ -188,6 +189,57 @@ describe("board audit: the tables of rules at rest", () => {
       ["b", "owner-mismatch"],
       ["b", "dependency-unmet"],
     ]);
+  });
+});
+
+describe("board audit: one view moved along the ledger", () => {
+  // Entries of every kind the ledger rules tell apart: a view that kept anything of the entry
+  // before (its definition, whether it is an external wait) would judge the next one wrongly.
+  const KINDS: ((id: string, ids: string[]) => LedgerEntryOf)[] = [
+    () => claimed("carol"),
+    () => claimed("not an owner!"),
+    () => entry("in_progress", { history: [step("claim", "todo", "in_progress", "x")] }),
+    () => entry("blocked"),
+    () => entry("blocked", { blocked_by: [] }),
+    (_, ids) => escalated("dave", ids.slice(0, 1)),
+    () => inReview("carol", "state/evidence/none.md"),
+    () => entry("done", { owner: "carol", history: [step("submit", "in_progress", "review", "carol")] }),
+    () => entry("todo"),
+  ];
+  type LedgerEntryOf = ReturnType<typeof claimed>;
+
+  it("finds what a fresh context per entry finds, for boards of mixed entries", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            kind: fc.nat(KINDS.length - 1),
+            defined: fc.boolean(),
+            external: fc.boolean(),
+            depends: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        (tasks) => {
+          const ids = tasks.map((_, index) => `t${index}`);
+          const defs = tasks.flatMap((task, index) =>
+            task.defined
+              ? [def(ids[index]!, { external: task.external, depends_on: task.depends && index > 0 ? [ids[index - 1]!] : [] })]
+              : [],
+          );
+          const ledger = Object.fromEntries(tasks.map((task, index) => [ids[index]!, KINDS[task.kind]!(ids[index]!, ids)]));
+          const files = board(defs.length > 0 ? defs : [def("only")], ledger, 1);
+          const moved = contextOf(files);
+          AUDIT_RULES.find((rule) => rule.name === "ledgerEntriesSound")!(moved);
+          const fresh = contextOf(files);
+          for (const [id, item] of Object.entries(fresh.board.ledger.tasks)) {
+            for (const rule of LEDGER_RULES) rule(entryContext(fresh, id, item));
+          }
+          expect(moved.findings).toEqual(fresh.findings);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -168,7 +168,7 @@ const submit: ActionRule = (ctx) => {
 };
 
 /** The handoff a submit or an escalation names (or the task's default one) exists and is usable. */
-function handoffProblems(ctx: ActionContext): Violation[] {
+function handoffProblems(ctx: ActionContext): readonly Violation[] {
   const options = ctx.config.board;
   const path = ctx.item.handoff ?? handoffPath(options, ctx.id);
   return checkReferencedFile(ctx.head.snapshot, ctx.id, "handoff", path, options.handoffs_dir, ctx.at);

@@ -78,16 +78,17 @@ function graphSound(ctx: AuditContext): void {
 
 /** Every role a definition names is configured. */
 function rolesKnown(ctx: AuditContext): void {
-  for (const definition of ctx.board.definitions.values()) {
-    ctx.findings.violations.push(...unknownRoles(ctx.config, ctx.board, definition));
-  }
+  ctx.board.definitions.forEach((definition) => {
+    const problems = unknownRoles(ctx.config, ctx.board, definition);
+    if (problems.length > 0) ctx.findings.violations.push(...problems);
+  });
 }
 
 /** One unfinished task per owner, and none for an owner retired by an escalation. */
 function ownersWithinLimits(ctx: AuditContext): void {
   const { board, options, findings } = ctx;
   const retired = retiredOwners(board);
-  for (const [key, { owner, tasks }] of ownedUnfinished(board)) {
+  ownedUnfinished(board).forEach(({ owner, tasks }, key) => {
     if (tasks.length > 1) {
       findings.violations.push(
         violation("owner-limit", {
@@ -108,16 +109,21 @@ function ownersWithinLimits(ctx: AuditContext): void {
         }),
       );
     }
-  }
+  });
 }
 
-/** Walks the ledger once, running `LEDGER_RULES` in order on each entry. */
+/**
+ * Walks the ledger once, running `LEDGER_RULES` in order on each entry. One view is moved from
+ * entry to entry (no object per entry); the rules use it while they run and keep nothing of it.
+ */
 function ledgerEntriesSound(ctx: AuditContext): void {
   const tasks = ctx.board.ledger.tasks;
+  let view: EntryView | undefined;
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id)) continue;
-    const entryCtx = entryContext(ctx, id, tasks[id]!);
-    for (const rule of LEDGER_RULES) rule(entryCtx);
+    if (view === undefined) view = new EntryView(ctx, id, tasks[id]!);
+    else view.moveTo(id, tasks[id]!);
+    for (let rule = 0; rule < LEDGER_RULES.length; rule++) LEDGER_RULES[rule]!(view);
   }
 }
 
@@ -127,10 +133,8 @@ function folderFilesClean(ctx: AuditContext): void {
   const [evidence, handoffs, issues] = [options.evidence_dir, options.handoffs_dir, options.issues_dir].map(
     (dir) => `${dir}/`,
   );
-  const files = ctx.snapshot.files;
-  for (const path of files.keys()) {
-    if (!path.startsWith(evidence!) && !path.startsWith(handoffs!) && !path.startsWith(issues!)) continue;
-    const entry = files.get(path)!;
+  ctx.snapshot.files.forEach((entry, path) => {
+    if (!path.startsWith(evidence!) && !path.startsWith(handoffs!) && !path.startsWith(issues!)) return;
     if (entry.kind === "symlink") {
       findings.violations.push(
         violation("path-escape", {
@@ -142,7 +146,7 @@ function folderFilesClean(ctx: AuditContext): void {
     }
     const secrets = secretProblems(entry);
     if (secrets.length > 0) findings.violations.push(...secrets);
-  }
+  });
 }
 
 /** The history is a chain of the board's edges from `todo`, and ends at the entry's status. */
@@ -206,8 +210,13 @@ function unfinishedOwned(ctx: EntryContext): void {
 function dependenciesDone(ctx: EntryContext): void {
   const { id, entry, definition, board } = ctx;
   if (!definition || (entry.status !== "in_progress" && entry.status !== "review" && entry.status !== "done")) return;
-  const unmet = definition.depends_on.filter((dependency) => entryOf(board, dependency).status !== "done");
-  if (unmet.length === 0) return;
+  // A list only once a dependency is not done: most are.
+  let unmet: string[] | undefined;
+  const dependencies = definition.depends_on;
+  for (let index = 0; index < dependencies.length; index++) {
+    if (entryOf(board, dependencies[index]!).status !== "done") (unmet ??= []).push(dependencies[index]!);
+  }
+  if (unmet === undefined) return;
   ctx.findings.violations.push(
     violation("dependency-unmet", {
       task: id,
@@ -224,17 +233,17 @@ function submissionFilesExist(ctx: EntryContext): void {
   const submit = lastSubmit(entry);
   if (!submit) return;
   const where = () => ctx.at("history", entry.history.indexOf(submit));
-  ctx.findings.violations.push(
-    ...checkReferencedFile(snapshot, id, "evidence", submit.evidence, options.evidence_dir, where),
-    ...checkReferencedFile(
-      snapshot,
-      id,
-      "handoff",
-      submit.handoff ?? handoffPath(options, id),
-      options.handoffs_dir,
-      where,
-    ),
+  const evidence = checkReferencedFile(snapshot, id, "evidence", submit.evidence, options.evidence_dir, where);
+  if (evidence.length > 0) ctx.findings.violations.push(...evidence);
+  const handoff = checkReferencedFile(
+    snapshot,
+    id,
+    "handoff",
+    submit.handoff ?? handoffPath(options, id),
+    options.handoffs_dir,
+    where,
   );
+  if (handoff.length > 0) ctx.findings.violations.push(...handoff);
 }
 
 /** A blocked task names its resolvers; once they are all done, taskgate records its unblocking. */
@@ -283,33 +292,46 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   folderFilesClean,
 ];
 
+/** An external task waiting outside the board: blocked from the start, with no history. */
+function isExternalWait(definition: Definition | undefined, entry: LedgerEntry): boolean {
+  return !!definition?.external && entry.history.length === 0 && entry.status === "blocked";
+}
+
 /** The context of one ledger entry. */
 export function entryContext(ctx: AuditContext, id: string, entry: LedgerEntry): EntryContext {
   return new EntryView(ctx, id, entry);
 }
 
-/** An `EntryContext` as a class: one object per entry, no copy of the context, no closure. */
+/** An `EntryContext` as a class: no copy of the context, no closure; `moveTo` points it at another entry. */
 class EntryView implements EntryContext {
   readonly config: Config;
   readonly options: Config["board"];
   readonly snapshot: Snapshot;
   readonly board: Board;
   readonly findings: Findings;
-  readonly definition: Definition | undefined;
-  readonly external: boolean;
+  id: string;
+  entry: LedgerEntry;
+  definition: Definition | undefined;
+  external: boolean;
 
-  constructor(
-    ctx: AuditContext,
-    readonly id: string,
-    readonly entry: LedgerEntry,
-  ) {
+  constructor(ctx: AuditContext, id: string, entry: LedgerEntry) {
     this.config = ctx.config;
     this.options = ctx.options;
     this.snapshot = ctx.snapshot;
     this.board = ctx.board;
     this.findings = ctx.findings;
+    this.id = id;
+    this.entry = entry;
     this.definition = ctx.board.definitions.get(id);
-    this.external = !!this.definition?.external && entry.history.length === 0 && entry.status === "blocked";
+    this.external = isExternalWait(this.definition, entry);
+  }
+
+  /** The view of another entry of the same ledger. */
+  moveTo(id: string, entry: LedgerEntry): void {
+    this.id = id;
+    this.entry = entry;
+    this.definition = this.board.definitions.get(id);
+    this.external = isExternalWait(this.definition, entry);
   }
 
   at(...path: (string | number)[]): { path: string; line: number | undefined } {

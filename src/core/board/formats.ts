@@ -92,7 +92,12 @@ export const BOARD_EDGES: readonly { from: Status; to: Status; action: Action; b
 ];
 
 export function edgeFor(from: Status, to: Status, action: Action) {
-  return BOARD_EDGES.find((edge) => edge.from === from && edge.to === to && edge.action === action);
+  // A loop rather than `find`: called for every history entry of a ledger, it makes no closure.
+  for (let index = 0; index < BOARD_EDGES.length; index++) {
+    const edge = BOARD_EDGES[index]!;
+    if (edge.from === from && edge.to === to && edge.action === action) return edge;
+  }
+  return undefined;
 }
 
 /** `login/agent-id` → agent-id; a plain login is its own agent. */

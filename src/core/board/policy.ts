@@ -8,7 +8,7 @@ import type { ApprovalRuleConfig, Config } from "../kernel/config.js";
 import { own } from "../kernel/objects.js";
 import { globMatcher, renderRootOf } from "../kernel/paths.js";
 import type { Violation } from "../kernel/types.js";
-import { violation } from "../kernel/violations.js";
+import { NO_VIOLATIONS, violation } from "../kernel/violations.js";
 import { entryOf, handoffPath, type Board } from "./reader.js";
 import { entryExplained, type BoardWrites } from "./decisions.js";
 import type { Definition, LedgerEntry, Status } from "./formats.js";
@@ -29,7 +29,11 @@ export function isConfiguredRole(config: Config, role: string): boolean {
 }
 
 /** A definition naming a role the config does not define. */
-export function unknownRoles(config: Config, board: Board, definition: Definition): Violation[] {
+export function unknownRoles(config: Config, board: Board, definition: Definition): readonly Violation[] {
+  // Both roles configured is the rule: no list is made then.
+  if (isConfiguredRole(config, definition.role) && isConfiguredRole(config, definition.reviewer_role)) {
+    return NO_VIOLATIONS;
+  }
   const out: Violation[] = [];
   for (const key of ["role", "reviewer_role"] as const) {
     const role = definition[key];

@@ -9,9 +9,9 @@ import { own } from "../kernel/objects.js";
 import { isSuspiciousPath } from "../kernel/paths.js";
 import { describeKind } from "../kernel/text.js";
 import { isEmptyFile } from "../kernel/files.js";
-import { scanSecrets } from "../kernel/secrets.js";
+import { mayHoldSecret, scanSecrets } from "../kernel/secrets.js";
 import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";
-import { violation } from "../kernel/violations.js";
+import { NO_VIOLATIONS, violation } from "../kernel/violations.js";
 import {
   DefinitionsSchema,
   LedgerSchema,
@@ -273,7 +273,8 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
 
 /** Duplicate ids, unknown dependencies and cycles in the definitions; unknown ids in the ledger. */
 export function graphProblems(board: Board): Violation[] {
-  const out = graphProblemsFor(board, new Set(board.definitions.keys()));
+  // Every defined id: the map of definitions serves as the set (no copy of 10,000 ids).
+  const out = graphProblemsFor(board, board.definitions);
   const tasks = board.ledger.tasks;
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id)) continue;
@@ -289,7 +290,9 @@ export function graphProblems(board: Board): Violation[] {
         }),
       );
     }
-    for (const resolver of entry.blocked_by) {
+    const blockers = entry.blocked_by;
+    for (let index = 0; index < blockers.length; index++) {
+      const resolver = blockers[index]!;
       if (!board.definitions.has(resolver)) {
         out.push(
           violation("dependency-unknown", {
@@ -311,7 +314,7 @@ export function graphProblems(board: Board): Violation[] {
  * ones, and cycles through them (a new cycle must pass through a changed edge). Linear in the size
  * of the part of the graph the changed definitions reach.
  */
-export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?: Board): Violation[] {
+export function graphProblemsFor(board: Board, ids: IdSet, before?: Board): Violation[] {
   const out: Violation[] = [];
   const file = board.options.definitions;
   // Without duplicates (every id once, as the map of definitions tells), there is nothing to count.
@@ -330,8 +333,11 @@ export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?
       );
     }
   }
-  for (const id of ids) {
-    for (const dependency of board.definitions.get(id)?.depends_on ?? []) {
+  ids.forEach((_, id) => {
+    const dependencies = board.definitions.get(id)?.depends_on;
+    if (dependencies === undefined) return;
+    for (let index = 0; index < dependencies.length; index++) {
+      const dependency = dependencies[index]!;
       if (!board.definitions.has(dependency)) {
         out.push(
           violation("dependency-unknown", {
@@ -343,7 +349,7 @@ export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?
         );
       }
     }
-  }
+  });
   for (const cycle of cyclesThrough(board.definitions, ids)) {
     out.push(
       violation("dependency-cycle", {
@@ -355,6 +361,16 @@ export function graphProblemsFor(board: Board, ids: ReadonlySet<string>, before?
     );
   }
   return out;
+}
+
+/**
+ * A set of task ids: a `Set`, or a `Map` keyed by id (the definitions themselves, when every id
+ * counts). Walked with `forEach`, which hands over the id as its second argument for both.
+ */
+export interface IdSet {
+  has(id: string): boolean;
+  forEach(each: (value: unknown, id: string) => void): void;
+  readonly size: number;
 }
 
 function hasDuplicates(board: Board): boolean {
@@ -371,51 +387,57 @@ function idCounts(board: Board): Map<string, number> {
  * One cycle per strongly connected component that holds a changed id (Tarjan's algorithm, iterative,
  * over the part of the graph reachable from the changed ids), each starting at its smallest id.
  */
-function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: ReadonlySet<string>): string[][] {
+function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: IdSet): string[][] {
   // Ids as numbers, in the order the walk meets them, and the walk's state in typed arrays: at
-  // 10,000 tasks the graph is walked without an object per task.
+  // 10,000 tasks the graph is walked without an object, an array or a push per task.
   const depsOf = (id: string) => (definitions.get(id)?.depends_on ?? []).filter((dep) => definitions.has(dep));
+  const size = definitions.size;
   const numbers = new Map<string, number>();
-  const names: string[] = [];
+  /** By number: the id, and its definition's own `depends_on` (read in place, unknown ids skipped as they come). */
+  const names: string[] = new Array<string>(size);
+  const depsByNumber: (readonly string[])[] = new Array<readonly string[]>(size);
+  let numbered = 0;
   const numberOf = (id: string) => {
     let number = numbers.get(id);
     if (number === undefined) {
-      number = names.length;
+      number = numbered++;
       numbers.set(id, number);
-      names.push(id);
+      names[number] = id;
+      depsByNumber[number] = definitions.get(id)!.depends_on;
     }
     return number;
   };
-  const size = definitions.size;
   const index = new Int32Array(size).fill(-1);
   const low = new Int32Array(size);
   const onStack = new Uint8Array(size);
-  const stack: number[] = [];
+  // Tarjan's stack, and the walk's frames (a task and the next of its dependencies to follow):
+  // each holds a task at most once, so `size` bounds both.
+  const stack = new Int32Array(size);
+  let stackTop = 0;
+  const frameTask = new Int32Array(size);
+  const frameNext = new Int32Array(size);
+  let frames = 0;
   const cycles: string[][] = [];
   let counter = 0;
-  /**
-   * The walk's frames: a task, its definition's own `depends_on` (read in place, undefined ids
-   * skipped as they come) and the next one to follow.
-   */
-  const frameTask: number[] = [];
-  const frameDeps: (readonly string[])[] = [];
-  const frameNext: number[] = [];
   const open = (task: number) => {
     index[task] = counter;
     low[task] = counter++;
-    stack.push(task);
+    stack[stackTop++] = task;
     onStack[task] = 1;
-    frameTask.push(task);
-    frameDeps.push(definitions.get(names[task]!)!.depends_on);
-    frameNext.push(0);
+    frameTask[frames] = task;
+    frameNext[frames++] = 0;
   };
-  for (const root of [...ids].sort()) {
-    if (!definitions.has(root) || index[numberOf(root)]! >= 0) continue;
-    open(numberOf(root));
-    while (frameTask.length > 0) {
-      const top = frameTask.length - 1;
+  const roots: string[] = [];
+  ids.forEach((_, id) => roots.push(id));
+  roots.sort();
+  for (let root = 0; root < roots.length; root++) {
+    const rootId = roots[root]!;
+    if (!definitions.has(rootId) || index[numberOf(rootId)]! >= 0) continue;
+    open(numberOf(rootId));
+    while (frames > 0) {
+      const top = frames - 1;
       const task = frameTask[top]!;
-      const deps = frameDeps[top]!;
+      const deps = depsByNumber[task]!;
       if (frameNext[top]! < deps.length) {
         const name = deps[frameNext[top]!++]!;
         if (!definitions.has(name)) continue;
@@ -424,24 +446,22 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: Readon
         else if (onStack[dep]) low[task] = Math.min(low[task]!, index[dep]!);
         continue;
       }
-      frameTask.pop();
-      frameDeps.pop();
-      frameNext.pop();
+      frames--;
       if (top > 0) {
         const parent = frameTask[top - 1]!;
         low[parent] = Math.min(low[parent]!, low[task]!);
       }
       if (low[task] !== index[task]) continue;
       // A task alone is a component of its own unless it depends on itself: no cycle, no array.
-      if (stack[stack.length - 1] === task && !deps.includes(names[task]!)) {
-        stack.pop();
+      if (stack[stackTop - 1] === task && !deps.includes(names[task]!)) {
+        stackTop--;
         onStack[task] = 0;
         continue;
       }
       const component: string[] = [];
       let member: number;
       do {
-        member = stack.pop()!;
+        member = stack[--stackTop]!;
         onStack[member] = 0;
         component.push(names[member]!);
       } while (member !== task);
@@ -479,7 +499,10 @@ export function retiredOwners(board: Board): Set<string> {
   const tasks = board.ledger.tasks;
   for (const id in tasks) {
     if (!Object.hasOwn(tasks, id)) continue;
-    for (const item of tasks[id]!.history) if (item.action === "escalate") retired.add(ownerKey(item.by));
+    const history = tasks[id]!.history;
+    for (let index = 0; index < history.length; index++) {
+      if (history[index]!.action === "escalate") retired.add(ownerKey(history[index]!.by));
+    }
   }
   return retired;
 }
@@ -510,7 +533,7 @@ export function checkReferencedFile(
   path: string | null | undefined,
   folder: string,
   whereOf: () => { path: string; line?: number | undefined },
-): Violation[] {
+): readonly Violation[] {
   if (!path) {
     return [
       violation("evidence-missing", {
@@ -564,7 +587,7 @@ export function checkReferencedFile(
       }),
     ];
   }
-  return [];
+  return NO_VIOLATIONS;
 }
 
 /** A file of the board's own folders that taskgate cannot read as text, so cannot scan. */
@@ -581,10 +604,12 @@ function unscannable(entry: FileEntry, task?: string): Violation {
  * Secrets in a file of the board's own folders: file, line and kind only, never the secret. A file
  * that cannot be read as text is refused rather than skipped.
  */
-export function secretProblems(entry: FileEntry, task?: string): Violation[] {
-  if (entry.kind === "symlink") return [];
+export function secretProblems(entry: FileEntry, task?: string): readonly Violation[] {
+  if (entry.kind === "symlink") return NO_VIOLATIONS;
   const text = entry.kind === "file" ? entry.text : undefined;
   if (text === undefined) return [unscannable(entry, task)];
+  // Most files name nothing a secret holds: no list is made for them.
+  if (!mayHoldSecret(text)) return NO_VIOLATIONS;
   return scanSecrets(text).map((finding) =>
     violation("secret-detected", {
       ...(task !== undefined && { task }),

@@ -105,6 +105,11 @@ for (const { kind, pattern } of PATTERNS) {
 const MAY_HOLD_SECRET =
   /gh[pousr]_|github_pat_|AKIA|ASIA|aws|PRIVATE KEY|xox|xapp-|hooks\.slack|k_live_|k_test_|AIza|eyJ|passw|pwd|secret|key|token/i;
 
+/** Whether `text` may hold a secret at all; when not, `scanSecrets` finds none (and costs one search). */
+export function mayHoldSecret(text: string): boolean {
+  return MAY_HOLD_SECRET.test(text);
+}
+
 /**
  * Values that only stand in for a secret, or refer to one kept elsewhere: templates, environment
  * variables, calls and indexing (`getenv(`, `os.environ[`) and type names.

@@ -60,18 +60,16 @@ export function staleViolations(planOf: () => RenderPlan, snapshot: Snapshot, ro
   const cardProblems: { id: string; path: string; message: string }[] = [];
   const orphans: string[] = [];
   let present = 0;
-  // By key, and the entry looked up for a card only: most of a snapshot is not under `cards`.
-  for (const path of snapshot.files.keys()) {
-    if (!path.startsWith(cards)) continue;
+  snapshot.files.forEach((entry, path) => {
+    if (!path.startsWith(cards)) return;
     const id = path.endsWith(".md") ? path.slice(cards.length, -".md".length) : "";
     if (id === "" || !plan.cards.has(id)) {
       orphans.push(path);
-      continue;
+      return;
     }
     present++;
-    if (!fileStartsWith(snapshot.files.get(path)!, stampLine))
-      cardProblems.push({ id, path, message: staleMessage(path) });
-  }
+    if (!fileStartsWith(entry, stampLine)) cardProblems.push({ id, path, message: staleMessage(path) });
+  });
   if (present < plan.cards.size) {
     for (const id of plan.cards.keys()) {
       const path = `${cards}${id}.md`;
