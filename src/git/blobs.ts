@@ -191,7 +191,8 @@ export function scanBatchFile(
     const lf = buffer.indexOf(0x0a, at) - at;
     if (lf < 0 || lf >= headerBytes)
       throw malformed("cat-file", JSON.stringify(buffer.toString("latin1", at, at + Math.min(80, headerBytes))));
-    const [sha, length] = objectHeader(buffer.toString("latin1", at, at + lf));
+    const length = objectSize(buffer, at, at + lf);
+    const sha = buffer.toString("latin1", at, buffer.indexOf(0x20, at));
     const start = position + lf + 1;
     // The content and the line feed after it.
     if (start + length + 1 > size) throw malformed("cat-file", "truncated object");
@@ -216,14 +217,27 @@ export function scanBatchFile(
   return stored;
 }
 
-/** "<sha> <type> <size>" gives the sha and the size; "<name> missing" throws. */
-function objectHeader(line: string): [string, number] {
-  const first = line.indexOf(" ");
-  const last = line.lastIndexOf(" ");
-  const sha = first < 0 ? line : line.slice(0, first);
-  if (first < 0 || last === first || line.slice(first + 1, last) === "missing") throw missingObject(sha || "?");
-  const sizeText = line.slice(last + 1);
-  const size = Number(sizeText);
-  if (sizeText === "" || !Number.isSafeInteger(size) || size < 0) throw malformed("cat-file", `size ${sizeText}`);
-  return [sha, size];
+/**
+ * The size an object header "<sha> <type> <size>" in `buffer` from `start` to `end` gives, read in
+ * place (no string per header); "<name> missing" throws, and so does a header without a size.
+ */
+function objectSize(buffer: Buffer, start: number, end: number): number {
+  const first = buffer.indexOf(0x20, start);
+  const last = buffer.lastIndexOf(0x20, end - 1);
+  const missing = last - first === 8 && buffer.toString("latin1", first + 1, last) === "missing";
+  if (first < 0 || first >= end || last <= first || missing) {
+    const line = buffer.toString("latin1", start, end);
+    const space = line.indexOf(" ");
+    throw missingObject((space < 0 ? line : line.slice(0, space)) || "?");
+  }
+  let size = 0;
+  for (let at = last + 1; at < end; at++) {
+    const digit = buffer[at]! - 0x30;
+    if (digit < 0 || digit > 9) throw malformed("cat-file", `size ${buffer.toString("latin1", last + 1, end)}`);
+    size = size * 10 + digit;
+  }
+  if (last + 1 === end || !Number.isSafeInteger(size)) {
+    throw malformed("cat-file", `size ${buffer.toString("latin1", last + 1, end)}`);
+  }
+  return size;
 }

@@ -495,9 +495,13 @@ export class GitRepository implements TaskRepository {
   private flushWhenListed(): void {
     if (this.listings > 0 || this.waiting.length === 0) return;
     const group = this.waiting.splice(0);
-    const shas = new Set<string>();
-    for (const item of group) for (const sha of item.shas) shas.add(sha);
-    const read = this.readContents([...shas]);
+    // One snapshot (an audit) reads its own set as it is; several share one set, each blob once.
+    let shas = group[0]!.shas;
+    if (group.length > 1) {
+      shas = new Set<string>();
+      for (const item of group) item.shas.forEach((sha) => shas.add(sha));
+    }
+    const read = this.readContents(shas);
     for (const item of group) item.settle(read);
   }
 
@@ -507,10 +511,12 @@ export class GitRepository implements TaskRepository {
    * is, and a longer text is read only when a rule reads it, so an audit that judges most files by
    * their kind and size never holds megabytes of artifacts in memory.
    */
-  private async readContents(shas: readonly string[]): Promise<Map<string, BlobContent>> {
+  private async readContents(shas: ReadonlySet<string>): Promise<Map<string, BlobContent>> {
     const contents = new Map<string, BlobContent>();
-    if (shas.length === 0) return contents;
-    const output = await this.git(["cat-file", "--batch", "--buffer"], { input: `${shas.join("\n")}\n`, keep: true });
+    if (shas.size === 0) return contents;
+    let input = "";
+    shas.forEach((sha) => (input += `${sha}\n`));
+    const output = await this.git(["cat-file", "--batch", "--buffer"], { input, keep: true });
     const file = new BlobFile(output.kept!);
     try {
       if (!scanBatchFile(file, output.size, (sha, content) => contents.set(sha, content))) file.close();
@@ -750,7 +756,8 @@ const COMMON_WORDS = ["100644", "blob", "100755", "120000", "160000", "040000", 
 
 /** `text` from `start` to `end`, as a shared string (compared in place) when it is a usual mode or type. */
 function word(text: string, start: number, end: number): string {
-  for (const common of COMMON_WORDS) {
+  for (let index = 0; index < COMMON_WORDS.length; index++) {
+    const common = COMMON_WORDS[index]!;
     if (common.length === end - start && text.startsWith(common, start)) return common;
   }
   return text.slice(start, end);

@@ -217,6 +217,21 @@ describe("scanBatchFile", () => {
     expect(() => scanBatchFile(write(truncated), truncated.length, () => {})).toThrow(/truncated object/);
     const missing = "abcdef missing\n";
     expect(() => scanBatchFile(write(missing), missing.length, () => {})).toThrow(/cannot read object abcdef/);
+    // The header is read in place: a size that is no size, or none, is refused; the id is the first word.
+    const sha = "0123456789012345678901234567890123456789";
+    for (const header of [`${sha} blob 1x`, `${sha} blob `, `${sha} blob -1`, `${sha} blob 99999999999999999999`]) {
+      const text = `${header}\nabc\n`;
+      expect(() => scanBatchFile(write(text), text.length, () => {}), header).toThrow(/malformed|size/);
+    }
+    const nameOnly = "abcdef\n";
+    expect(() => scanBatchFile(write(nameOnly), nameOnly.length, () => {})).toThrow(/cannot read object abcdef/);
+    const good = `${sha} blob 3\nabc\n${sha.replace("0", "f")} blob 0\n\n`;
+    const seen: [string, BlobContent][] = [];
+    scanBatchFile(write(good), good.length, (id, content) => seen.push([id, content]));
+    expect(seen).toEqual([
+      [sha, "abc"],
+      [sha.replace("0", "f"), ""],
+    ]);
   });
 });
 

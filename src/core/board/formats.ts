@@ -163,8 +163,8 @@ export function canonicalLedgerEntry(value: unknown): LedgerEntry | undefined {
   if (!isPlain(value) || !hasKeys(value, ENTRY_KEYS, ENTRY_KEYS.length)) return undefined;
   const { status, owner, external_wait: wait, blocked_by: blockers, history } = value;
   if (!STATUS_SET.has(status) || !(owner === null || isText(owner)) || typeof wait !== "boolean") return undefined;
-  if (!Array.isArray(blockers) || !blockers.every(isTaskId) || !Array.isArray(history)) return undefined;
-  if (!history.every((item) => canonicalHistory(item) !== undefined)) return undefined;
+  if (!isTextList(blockers, isTaskId) || !Array.isArray(history)) return undefined;
+  for (let index = 0; index < history.length; index++) if (canonicalHistory(history[index]) === undefined) return undefined;
   return value as LedgerEntry;
 }
 
@@ -182,7 +182,13 @@ const DEFINITION_KEYS = [
   "external",
 ] as const;
 
-const isTextList = (value: unknown, each: (item: unknown) => boolean) => Array.isArray(value) && value.every(each);
+/** An array whose every item passes `each` (a loop: called for every entry of a ledger, it makes no closure). */
+function isTextList(value: unknown, each: (item: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let index = 0; index < value.length; index++) if (!each(value[index])) return false;
+  return true;
+}
+const isString = (item: unknown) => typeof item === "string";
 
 /** A definition with every field present, in order, valid, and nothing else; else `undefined`. */
 export function canonicalDefinition(value: unknown): Definition | undefined {
@@ -191,7 +197,6 @@ export function canonicalDefinition(value: unknown): Definition | undefined {
   if (!isTaskId(id) || !isText(title) || !isText(role) || !isText(stage) || !isText(reviewer)) return undefined;
   if (!isTextList(dependsOn, isTaskId) || !isTextList(paths, isText) || typeof outcome !== "string") return undefined;
   const { steps, checks, external } = value;
-  const isString = (item: unknown) => typeof item === "string";
   if (!isTextList(steps, isString) || !isTextList(checks, isString) || typeof external !== "boolean") return undefined;
   return value as Definition;
 }
@@ -247,13 +252,15 @@ export function readLedger(value: unknown, canonicalOnly = false): Ledger | unde
  */
 export function readDefinitions(value: unknown, canonicalOnly = false): { tasks: Definition[] } | undefined {
   if (!isPlain(value) || !hasKeys(value, ["tasks"], 1) || !Array.isArray(value.tasks)) return undefined;
-  const tasks: Definition[] = [];
-  let same = true;
-  for (const item of value.tasks) {
+  const items: unknown[] = value.tasks;
+  // Built only once a definition differs from what was parsed (the schema filled in a default).
+  let tasks: Definition[] | undefined;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
     const definition = canonicalOnly ? canonicalDefinition(item) : readDefinition(item);
     if (definition === undefined) return undefined;
-    tasks.push(definition);
-    same &&= definition === item;
+    if (tasks === undefined && definition !== item) tasks = items.slice(0, index) as Definition[];
+    if (tasks !== undefined) tasks.push(definition);
   }
-  return same ? (value as { tasks: Definition[] }) : { tasks };
+  return tasks === undefined ? (value as { tasks: Definition[] }) : { tasks };
 }

@@ -68,8 +68,10 @@ export function readBoard(snapshot: Snapshot, options: BoardConfig, like?: Snaps
     | undefined;
   const definitionList = defs?.tasks ?? [];
   const definitions = new Map<string, Definition>();
-  for (const definition of definitionList)
+  for (let index = 0; index < definitionList.length; index++) {
+    const definition = definitionList[index]!;
     if (!definitions.has(definition.id)) definitions.set(definition.id, definition);
+  }
   let ledgerLines: ReturnType<typeof jsonLines> | undefined;
   let definitionLines: ReturnType<typeof jsonLines> | undefined;
   let definitionIndex: Map<string, number> | undefined;

@@ -29,7 +29,12 @@ export function scopeMatcher(scope: SnapshotScope | undefined): (path: string) =
   if (prefixes.size <= 8) {
     // A few folders: comparing in place allocates nothing.
     const few = [...prefixes];
-    return (path) => paths.has(path) || few.some((prefix) => path.startsWith(prefix));
+    // A loop, not `some`: called for every listed path, it makes no closure per call.
+    return (path) => {
+      if (paths.has(path)) return true;
+      for (let index = 0; index < few.length; index++) if (path.startsWith(few[index]!)) return true;
+      return false;
+    };
   }
   return (path) => {
     if (paths.has(path)) return true;
