@@ -317,21 +317,22 @@ export class GitRepository implements TaskRepository {
     const planned = this.planned;
     const fromPlan = planned !== undefined && planned.rev === rev && scopeCovers(planned.scope, scope);
     this.listings++;
-    let entries: TreeEntry[];
-    let maxima: number[];
+    const entries: TreeEntry[] = [];
+    const maxima: number[] = [];
     const toRead = new Set<string>();
     try {
-      if (fromPlan) {
-        // The planned listing holds every entry of this scope: the exact check picks them.
-        const keep = scopeMatcher(scope);
-        entries = (await planned.listing).filter((entry) => keep(entry.path));
-      } else entries = await this.list(rev, scope, pathspecs);
-      maxima = entries.map((entry) => maxOf(entry.path));
-      // Decide what each entry is from its mode and size alone; read only what needs reading.
-      entries.forEach((entry, index) => {
-        if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= maxima[index]!)
-          toRead.add(entry.sha);
-      });
+      const listed = fromPlan ? await planned.listing : await this.list(rev, scope, pathspecs);
+      // The planned listing holds every entry of this scope: the exact check picks them.
+      const keep = fromPlan ? scopeMatcher(scope) : undefined;
+      // One pass: which entries, their limits, and what to read, decided from mode and size alone.
+      for (let index = 0; index < listed.length; index++) {
+        const entry = listed[index]!;
+        if (keep !== undefined && !keep(entry.path)) continue;
+        const max = maxOf(entry.path);
+        entries.push(entry);
+        maxima.push(max);
+        if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= max) toRead.add(entry.sha);
+      }
     } catch (error) {
       this.listings--;
       this.flushWhenListed();
@@ -343,9 +344,10 @@ export class GitRepository implements TaskRepository {
     const contents = await read;
 
     const files = new Map<string, FileEntry>();
-    entries.forEach((entry, index) => {
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index]!;
       files.set(entry.path, classify(entry, contents.get(entry.sha), maxima[index]!));
-    });
+    }
     return { rev, files };
   }
 
@@ -514,8 +516,7 @@ export class GitRepository implements TaskRepository {
   private async readContents(shas: ReadonlySet<string>): Promise<Map<string, BlobContent>> {
     const contents = new Map<string, BlobContent>();
     if (shas.size === 0) return contents;
-    let input = "";
-    shas.forEach((sha) => (input += `${sha}\n`));
+    const input = `${[...shas].join("\n")}\n`;
     const output = await this.git(["cat-file", "--batch", "--buffer"], { input, keep: true });
     const file = new BlobFile(output.kept!);
     try {
@@ -774,12 +775,32 @@ function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
   }
   const sha = text.slice(shaAt, sizeEnd);
   const path = text.slice(tab + 1, end);
-  const sizeText = text.slice(sizeEnd, tab).trim();
+  return { mode: word(text, start, typeAt - 1), type: word(text, typeAt, shaAt - 1), sha, size: treeSize(text, sizeEnd, tab, sha, path), path };
+}
+
+/**
+ * The size in an `ls-tree -l` record: right-aligned digits between `from` and `to`, read in place;
+ * "-" (a submodule) is 0, and "BAD" (git could not size the blob) names the missing object.
+ */
+function treeSize(text: string, from: number, to: number, sha: string, path: string): number {
+  let at = from;
+  while (at < to && text.charCodeAt(at) === 0x20) at++;
+  let size = 0;
+  for (let digit = at; digit < to; digit++) {
+    const value = text.charCodeAt(digit) - 0x30;
+    if (value < 0 || value > 9) return oddTreeSize(text.slice(at, to), sha, path);
+    size = size * 10 + value;
+  }
+  if (at === to || !Number.isSafeInteger(size)) return oddTreeSize(text.slice(at, to), sha, path);
+  return size;
+}
+
+/** A size field that is not digits: 0 for a submodule's "-", else git could not size the blob. */
+function oddTreeSize(sizeText: string, sha: string, path: string): number {
+  if (sizeText === "-") return 0;
   // ls-tree -l prints "BAD" when it cannot read the blob to size it.
   if (sizeText === "BAD") throw missingObject(sha, path);
-  const size = sizeText === "-" ? 0 : Number(sizeText);
-  if (!Number.isSafeInteger(size) || sizeText === "") throw malformed("ls-tree", `size ${sizeText}`);
-  return { mode: word(text, start, typeAt - 1), type: word(text, typeAt, shaAt - 1), sha, size, path };
+  throw malformed("ls-tree", `size ${sizeText}`);
 }
 
 /** An entry of a tree with what was read of it (nothing above the size limit), as the core classifies it. */

@@ -4,7 +4,7 @@
  * compares with what `git` itself says, so a shortcut that loses or mixes up content fails.
  */
 import { execFileSync } from "node:child_process";
-import { openSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { openSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -232,6 +232,33 @@ describe("scanBatchFile", () => {
       [sha, "abc"],
       [sha.replace("0", "f"), ""],
     ]);
+  });
+});
+
+describe("sizes from the listing", () => {
+  it("are git's own for every entry, and a blob git cannot size is named with its path", async () => {
+    const git = await GitRepository.open(repo.dir, { maxFileBytes: 8 * 1024 * 1024 });
+    const snapshot = await git.readSnapshot(head);
+    const sizes = repo
+      .git("ls-tree", "-r", "--format=%(objectsize) %(path)", head)
+      .split("\n")
+      .map((line) => [line.slice(line.indexOf(" ") + 1), Number(line.slice(0, line.indexOf(" ")))]);
+    expect(sizes).toHaveLength(expected.size);
+    for (const [path, size] of sizes) expect(snapshot.files.get(path as string)?.size, path as string).toBe(size);
+
+    const broken = tempRepo();
+    try {
+      broken.write({ "a.txt": "hi\n", "sub/b.md": "x\n" });
+      const commit = broken.commit("two files");
+      const oid = broken.git("rev-parse", `${commit}:a.txt`);
+      rmSync(join(broken.dir, ".git/objects", oid.slice(0, 2), oid.slice(2)));
+      const reader = await GitRepository.open(broken.dir);
+      await expect(reader.readSnapshot(commit)).rejects.toThrow(`cannot read object ${oid} (a.txt)`);
+      // Outside the scope, the missing blob is not listed, so not asked about.
+      expect([...(await reader.readSnapshot(commit, { paths: [], prefixes: ["sub"] })).files.keys()]).toEqual(["sub/b.md"]);
+    } finally {
+      broken.remove();
+    }
   });
 });
 

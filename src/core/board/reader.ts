@@ -546,7 +546,7 @@ export function checkReferencedFile(
       }),
     ];
   }
-  if (isSuspiciousPath(path) || !path.startsWith(`${folder}/`)) {
+  if (isSuspiciousPath(path) || !isInside(path, folder)) {
     return [
       violation("path-escape", {
         task,
@@ -590,6 +590,11 @@ export function checkReferencedFile(
     ];
   }
   return NO_VIOLATIONS;
+}
+
+/** Whether `path` lies under `folder` ("folder/..."), compared in place. */
+function isInside(path: string, folder: string): boolean {
+  return path.length > folder.length && path.charCodeAt(folder.length) === 0x2f && path.startsWith(folder);
 }
 
 /** A file of the board's own folders that taskgate cannot read as text, so cannot scan. */
