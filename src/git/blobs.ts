@@ -147,12 +147,17 @@ function readThroughWindow(file: BlobFile, position: number, size: number): stri
  * at most the first `BINARY_SNIFF_BYTES` of each object, through one buffer of `chunkBytes`; the
  * rest of a large object is skipped unread. Returns whether any `StoredBlob` was handed over (if
  * not, the file can be closed at once).
+ *
+ * With `names`, the object ids git was asked for in order (git answers in that order): each
+ * header must name the next one (compared in place), and that name is handed over, so no string is
+ * made per header.
  */
 export function scanBatchFile(
   file: BlobFile,
   size: number,
   onObject: (sha: string, content: BlobContent) => void,
   chunkBytes: number = SCAN_CHUNK_BYTES,
+  names?: readonly string[],
 ): boolean {
   const capacity = Math.min(size, Math.max(chunkBytes, MAX_HEADER_BYTES + BINARY_SNIFF_BYTES));
   // Nothing decodes a stored blob while the scan runs, so it may use the scratch buffer.
@@ -182,6 +187,9 @@ export function scanBatchFile(
   };
   let stored = false;
   let position = 0;
+  let count = 0;
+  /** The last head decoded: cards rendered together share their first line, so one string serves them. */
+  let lastHead = "";
   while (position < size) {
     const headerBytes = Math.min(MAX_HEADER_BYTES, size - position);
     hold(position, headerBytes);
@@ -192,7 +200,8 @@ export function scanBatchFile(
     if (lf < 0 || lf >= headerBytes)
       throw malformed("cat-file", JSON.stringify(buffer.toString("latin1", at, at + Math.min(80, headerBytes))));
     const length = objectSize(buffer, at, at + lf);
-    const sha = buffer.toString("latin1", at, buffer.indexOf(0x20, at));
+    const sha = names === undefined ? buffer.toString("latin1", at, buffer.indexOf(0x20, at)) : nameAt(buffer, at, names, count);
+    count++;
     const start = position + lf + 1;
     // The content and the line feed after it.
     if (start + length + 1 > size) throw malformed("cat-file", "truncated object");
@@ -208,13 +217,43 @@ export function scanBatchFile(
       const lineEnd = buffer.indexOf(0x0a, from) - from;
       const exact = lineEnd >= 0 && lineEnd < HEAD_BYTES;
       const headEnd = exact ? lineEnd + 1 : HEAD_BYTES;
-      const head = buffer.toString("utf8", from, from + headEnd);
+      if (!asciiEquals(buffer, from, headEnd, lastHead)) lastHead = buffer.toString("utf8", from, from + headEnd);
+      const head = lastHead;
       onObject(sha, new StoredBlob(file, start, length, bytesBlank(buffer, length, from, from + seen), head, exact));
       stored = true;
     }
     position = start + length + 1;
   }
+  if (names !== undefined && count !== names.length) {
+    throw malformed("cat-file", `${count} object(s) where ${names.length} were asked for`);
+  }
   return stored;
+}
+
+/**
+ * Whether the `length` bytes at `from` are ASCII and spell `text` (so decoding them gives `text`):
+ * a byte of 0x80 or more never counts as equal, whatever `text` holds there.
+ */
+function asciiEquals(buffer: Buffer, from: number, length: number, text: string): boolean {
+  if (text.length !== length) return false;
+  for (let at = 0; at < length; at++) {
+    const byte = buffer[from + at]!;
+    if (byte >= 0x80 || byte !== text.charCodeAt(at)) return false;
+  }
+  return true;
+}
+
+/** `names[index]`, once the header at `start` is checked to name it (in place); else git answered out of order. */
+function nameAt(buffer: Buffer, start: number, names: readonly string[], index: number): string {
+  const name = names[index];
+  const space = buffer.indexOf(0x20, start);
+  let same = name !== undefined && space - start === name.length;
+  for (let at = 0; same && at < name!.length; at++) same = buffer[start + at] === name!.charCodeAt(at);
+  if (!same) {
+    const got = buffer.toString("latin1", start, space < 0 ? start + 80 : space);
+    throw malformed("cat-file", `object ${got} where ${name ?? "nothing more"} was asked for`);
+  }
+  return name!;
 }
 
 /**

@@ -516,11 +516,12 @@ export class GitRepository implements TaskRepository {
   private async readContents(shas: ReadonlySet<string>): Promise<Map<string, BlobContent>> {
     const contents = new Map<string, BlobContent>();
     if (shas.size === 0) return contents;
-    const input = `${[...shas].join("\n")}\n`;
-    const output = await this.git(["cat-file", "--batch", "--buffer"], { input, keep: true });
+    const names = [...shas];
+    const output = await this.git(["cat-file", "--batch", "--buffer"], { input: `${names.join("\n")}\n`, keep: true });
     const file = new BlobFile(output.kept!);
     try {
-      if (!scanBatchFile(file, output.size, (sha, content) => contents.set(sha, content))) file.close();
+      const onObject = (sha: string, content: BlobContent) => void contents.set(sha, content);
+      if (!scanBatchFile(file, output.size, onObject, undefined, names)) file.close();
     } catch (error) {
       file.close();
       throw error;

@@ -232,6 +232,40 @@ describe("scanBatchFile", () => {
       [sha, "abc"],
       [sha.replace("0", "f"), ""],
     ]);
+    // Asked for in order, git must answer in order: another object, or fewer, is refused.
+    const other = sha.replace("0", "f");
+    expect(() => scanBatchFile(write(good), good.length, () => {}, undefined, [other, sha])).toThrow(
+      /object 0123.* where f123.* was asked for/,
+    );
+    expect(() => scanBatchFile(write(good), good.length, () => {}, undefined, [sha, other, sha])).toThrow(
+      /2 object\(s\) where 3 were asked for/,
+    );
+    const named: string[] = [];
+    scanBatchFile(write(good), good.length, (id) => named.push(id), undefined, [sha, other]);
+    expect(named).toEqual([sha, other]);
+  });
+
+  it("shares the first line of texts that start alike, and decodes every other one", () => {
+    const blob = (bytes: Buffer, id: string) =>
+      Buffer.concat([Buffer.from(`${id} blob ${bytes.length}\n`), bytes, Buffer.from("\n")]);
+    const body = Buffer.from("x".repeat(300));
+    const heads = [
+      Buffer.from("<!-- stamp -->\n"),
+      Buffer.from("<!-- stamp -->\n"), // the same bytes: the same text
+      Buffer.from([0xc3, 0xa9, 0x0a]), // "é\n": two characters from three bytes
+      Buffer.from([0xe9, 0x0a]), // a lone 0xE9 (not UTF-8) and a line feed: two bytes, two characters
+      Buffer.from("<!-- stamp -->\n"),
+    ];
+    const output = Buffer.concat(heads.map((head, index) => blob(Buffer.concat([head, body]), `obj${index}`)));
+    const path = join(tmpdir(), `taskgate-heads-${process.pid}`);
+    writeFileSync(path, output);
+    const file = new BlobFile(openSync(path, "r"));
+    unlinkSync(path);
+    const seen: StoredBlob[] = [];
+    scanBatchFile(file, output.length, (_id, content) => seen.push(content as StoredBlob));
+    expect(seen.map((blob) => blob.head)).toEqual(heads.map((head) => head.toString("utf8")));
+    expect(seen[3]!.head).toBe("\ufffd\n");
+    file.close();
   });
 });
 
