@@ -21,6 +21,15 @@ export const SMALL_TEXT_BYTES = 256;
 /** How much of the file a scan reads at a time (one buffer, reused). */
 const SCAN_CHUNK_BYTES = 4 * 1024 * 1024;
 
+/**
+ * How much of a file to scan at a time when its largest blob has `largest` bytes: enough for that
+ * blob's text too (up to `SCRATCH_MAX_BYTES`), so the buffer the scan touched serves the text's
+ * read later (a board's ledger of 4.5 MB), rather than a second, fresh one.
+ */
+export function scanChunkFor(largest: number): number {
+  return largest > SCAN_CHUNK_BYTES && largest <= SCRATCH_MAX_BYTES ? largest : SCAN_CHUNK_BYTES;
+}
+
 /** A `cat-file` header ("<sha> <type> <size>\n") is never longer than this. */
 const MAX_HEADER_BYTES = 256;
 

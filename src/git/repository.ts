@@ -34,7 +34,7 @@ import {
   type TaskRepository,
 } from "../core/index.js";
 import type { ChangedFile, FileEntry, PrCommit, Snapshot } from "../core/index.js";
-import { BlobFile, scanBatchFile, type BlobContent } from "./blobs.js";
+import { BlobFile, scanBatchFile, scanChunkFor, type BlobContent } from "./blobs.js";
 import { GIT_HINT, malformed, missingObject } from "./errors.js";
 
 /** Default for `maxFileBytes`: blobs above 1 MiB are reported as `oversized` and never read. */
@@ -320,6 +320,8 @@ export class GitRepository implements TaskRepository {
     const entries: TreeEntry[] = [];
     const maxima: number[] = [];
     const toRead = new Set<string>();
+    /** The largest blob to read: the scan's buffer is made large enough to serve its text later. */
+    let largest = 0;
     try {
       const listed = fromPlan ? await planned.listing : await this.list(rev, scope, pathspecs);
       // The planned listing holds every entry of this scope: the exact check picks them.
@@ -331,14 +333,17 @@ export class GitRepository implements TaskRepository {
         const max = maxOf(entry.path);
         entries.push(entry);
         maxima.push(max);
-        if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= max) toRead.add(entry.sha);
+        if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= max) {
+          toRead.add(entry.sha);
+          if (entry.size > largest) largest = entry.size;
+        }
       }
     } catch (error) {
       this.listings--;
       this.flushWhenListed();
       throw error;
     }
-    const read = this.contentsOf(toRead);
+    const read = this.contentsOf(toRead, largest);
     this.listings--;
     this.flushWhenListed();
     const contents = await read;
@@ -482,15 +487,19 @@ export class GitRepository implements TaskRepository {
   /** Snapshot listings running now. */
   private listings = 0;
   /** Blobs wanted by snapshots whose listing is done, waiting for the listings still running. */
-  private waiting: { shas: Set<string>; settle: (read: Promise<Map<string, BlobContent>>) => void }[] = [];
+  private waiting: {
+    shas: Set<string>;
+    largest: number;
+    settle: (read: Promise<Map<string, BlobContent>>) => void;
+  }[] = [];
 
   /**
    * The contents of these blobs. Snapshots read together (a pull request's merge base and head)
    * share one `cat-file` process: a snapshot whose listing is done waits for the listings still
    * running, and the last one reads every blob they want, each once.
    */
-  private contentsOf(shas: Set<string>): Promise<Map<string, BlobContent>> {
-    return new Promise<Map<string, BlobContent>>((resolve) => this.waiting.push({ shas, settle: resolve }));
+  private contentsOf(shas: Set<string>, largest: number): Promise<Map<string, BlobContent>> {
+    return new Promise<Map<string, BlobContent>>((resolve) => this.waiting.push({ shas, largest, settle: resolve }));
   }
 
   /** Once no listing runs, reads what the waiting snapshots want, in one process. */
@@ -503,7 +512,7 @@ export class GitRepository implements TaskRepository {
       shas = new Set<string>();
       for (const item of group) item.shas.forEach((sha) => shas.add(sha));
     }
-    const read = this.readContents(shas);
+    const read = this.readContents(shas, Math.max(...group.map((item) => item.largest)));
     for (const item of group) item.settle(read);
   }
 
@@ -513,7 +522,7 @@ export class GitRepository implements TaskRepository {
    * is, and a longer text is read only when a rule reads it, so an audit that judges most files by
    * their kind and size never holds megabytes of artifacts in memory.
    */
-  private async readContents(shas: ReadonlySet<string>): Promise<Map<string, BlobContent>> {
+  private async readContents(shas: ReadonlySet<string>, largest: number): Promise<Map<string, BlobContent>> {
     const contents = new Map<string, BlobContent>();
     if (shas.size === 0) return contents;
     const names = [...shas];
@@ -521,7 +530,7 @@ export class GitRepository implements TaskRepository {
     const file = new BlobFile(output.kept!);
     try {
       const onObject = (sha: string, content: BlobContent) => void contents.set(sha, content);
-      if (!scanBatchFile(file, output.size, onObject, undefined, names)) file.close();
+      if (!scanBatchFile(file, output.size, onObject, scanChunkFor(largest), names)) file.close();
     } catch (error) {
       file.close();
       throw error;

@@ -15,7 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { BINARY_SNIFF_BYTES, HEAD_BYTES, MODE_FILE, classifyFile } from "../../src/core/index.js";
 import { fileStartsWith, isEmptyFile } from "../../src/core/kernel/files.js";
-import { BlobFile, SMALL_TEXT_BYTES, WINDOW_BYTES, scanBatchFile, type BlobContent } from "../../src/git/blobs.js";
+import {
+  BlobFile,
+  SMALL_TEXT_BYTES,
+  WINDOW_BYTES,
+  scanBatchFile,
+  scanChunkFor,
+  type BlobContent,
+  type StoredBlob,
+} from "../../src/git/blobs.js";
 import { GitRepository } from "../../src/git/repository.js";
 import { tempRepo } from "../helpers/git.js";
 
@@ -164,6 +172,36 @@ describe("a blob kept in git's output file", () => {
     expect(classifyFile({ path: "bin", mode: MODE_FILE, size: binary.length, content: seen[2]! }).kind).toBe("binary");
     expect(classifyFile({ path: "late", mode: MODE_FILE, size: late.length, content: seen[3]! }).text).toBe(late);
     file.close();
+  });
+});
+
+describe("the scan's buffer", () => {
+  it("is made large enough for the largest text read later, within the limit of one reused buffer", () => {
+    const MiB = 1024 * 1024;
+    expect(scanChunkFor(0)).toBe(4 * MiB);
+    expect(scanChunkFor(4 * MiB)).toBe(4 * MiB);
+    expect(scanChunkFor(4.5 * MiB)).toBe(4.5 * MiB); // a board's ledger: one buffer for the scan and its text
+    expect(scanChunkFor(8 * MiB)).toBe(8 * MiB);
+    expect(scanChunkFor(8 * MiB + 1)).toBe(4 * MiB); // read into a buffer of its own, as before
+  });
+
+  it("gives the same texts whatever its size, for a text larger than the usual chunk", () => {
+    const texts = ["small\n", `${"ledger ".repeat(700_000)}\n`, "after\n"];
+    const output = Buffer.concat(
+      texts.map((text, index) => Buffer.from(`obj${index} blob ${Buffer.byteLength(text)}\n${text}\n`)),
+    );
+    const path = join(tmpdir(), `taskgate-chunk-${process.pid}`);
+    writeFileSync(path, output);
+    for (const chunk of [scanChunkFor(0), scanChunkFor(Buffer.byteLength(texts[1]!))]) {
+      const file = new BlobFile(openSync(path, "r"));
+      const seen: BlobContent[] = [];
+      scanBatchFile(file, output.length, (_id, content) => seen.push(content), chunk);
+      expect(seen.map((content) => (typeof content === "string" ? content : (content as StoredBlob).decode()))).toEqual(
+        texts,
+      );
+      file.close();
+    }
+    unlinkSync(path);
   });
 });
 
