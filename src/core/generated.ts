@@ -4,7 +4,7 @@
  * in docs/ are stale; `npm run schema` rewrites them.
  */
 import * as z from "zod";
-import { DefinitionsSchema, LedgerSchema } from "./board/formats.js";
+import { boardSchemas } from "./board/formats.js";
 import { ConfigSchema } from "./kernel/config.js";
 import { VIOLATIONS } from "./kernel/violations.js";
 
@@ -41,8 +41,8 @@ export function generatedFiles(): Record<string, string> {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   return {
     "docs/taskgate.schema.json": json(configJsonSchema()),
-    "docs/board-definitions.schema.json": json(jsonSchemaOf(DefinitionsSchema, "taskgate board definitions")),
-    "docs/board-ledger.schema.json": json(jsonSchemaOf(LedgerSchema, "taskgate board ledger")),
+    "docs/board-definitions.schema.json": json(jsonSchemaOf(boardSchemas().DefinitionsSchema, "taskgate board definitions")),
+    "docs/board-ledger.schema.json": json(jsonSchemaOf(boardSchemas().LedgerSchema, "taskgate board ledger")),
     "docs/violations.md": violationsMarkdown(),
   };
 }

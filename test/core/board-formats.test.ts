@@ -8,16 +8,16 @@ import { describe, expect, it } from "vitest";
 
 import {
   ACTIONS,
-  DefinitionSchema,
-  DefinitionsSchema,
-  LedgerEntrySchema,
-  LedgerSchema,
+  boardSchemas,
   STATUSES,
   canonicalDefinition,
+  isTaskId,
   canonicalLedgerEntry,
   readDefinitions,
   readLedger,
 } from "../../src/core/board/formats.js";
+
+const { DefinitionSchema, DefinitionsSchema, LedgerEntrySchema, LedgerSchema } = boardSchemas();
 
 const id = fc.oneof(fc.constantFrom("T1", "a.b-c_9", "x..y", "-bad", "", "__proto__", "T 2"), fc.string());
 const text = fc.oneof(fc.constantFrom("", "x", "carol/agent-1"), fc.string());
@@ -143,6 +143,20 @@ describe("canonical board readers", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("task ids without the schema", () => {
+  it("accepts exactly the ids TaskIdSchema accepts", () => {
+    const TaskIdSchema = boardSchemas().TaskIdSchema;
+    const id = fc.string({ unit: fc.constantFrom("a", "Z", "7", ".", "_", "-", "/", " ", "é"), maxLength: 6 });
+    fc.assert(
+      fc.property(fc.oneof(id, fc.anything()), (value) => {
+        expect(isTaskId(value)).toBe(TaskIdSchema.safeParse(value).success);
+      }),
+      { numRuns: 3000 },
+    );
+    for (const value of ["T1", "a..b", ".a", "", "a/b", 7]) expect(isTaskId(value)).toBe(TaskIdSchema.safeParse(value).success);
   });
 });
 

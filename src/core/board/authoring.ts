@@ -8,7 +8,7 @@
 import type { Config } from "../kernel/config.js";
 import { UNFINISHED, entryOf, handoffPath, issuePath, readBoard, type Board } from "./reader.js";
 import { boardFileRule, type BoardFileVerdict } from "./pull-request.js";
-import { DefinitionSchema, STATUSES, type Definition, type HistoryEntry, type Status } from "./formats.js";
+import { boardSchemas, STATUSES, type Definition, type HistoryEntry, type Status } from "./formats.js";
 import { OWNER_HINT, ownedBy, parseOwner, sameOwner } from "./owners.js";
 import { appendDefinition, writeLedger, type LedgerEdit } from "./records.js";
 import { tooDeep } from "../kernel/json.js";
@@ -286,7 +286,7 @@ function resolverDefinition(file: GivenFile, id: string, definitionsPath: string
       "Use the same id in both, or leave `id` out of the file.",
     );
   }
-  const parsed = DefinitionSchema.safeParse({ ...(raw as object), id });
+  const parsed = boardSchemas().DefinitionSchema.safeParse({ ...(raw as object), id });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     problem(

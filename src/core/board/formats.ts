@@ -14,64 +14,79 @@ export type Action = (typeof ACTIONS)[number];
 /** A task id: letters, digits, . _ -, starting with a letter or digit, never containing "..". */
 const TASK_ID = /^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-export const TaskIdSchema = z
-  .string()
-  .regex(TASK_ID, "a task id: letters, digits, . _ -, starting with a letter or digit, never containing ..");
+/**
+ * The schemas, built on first use: reading a board of canonical items (what taskgate writes) never
+ * needs them, and building them costs every command that loads this module.
+ */
+function buildSchemas() {
+  const TaskIdSchema = z
+    .string()
+    .regex(TASK_ID, "a task id: letters, digits, . _ -, starting with a letter or digit, never containing ..");
 
-export const DefinitionSchema = z.looseObject({
-  id: TaskIdSchema,
-  title: z.string().min(1),
-  role: z.string().min(1).describe("The role whose members execute the task."),
-  stage: z.string().min(1).describe("A milestone or stage the task belongs to."),
-  reviewer_role: z.string().min(1).describe("The role whose members may approve the task."),
-  depends_on: z.array(TaskIdSchema).default([]),
-  paths: z.array(z.string().min(1)).default([]).describe("Globs of the files the task may change."),
-  outcome: z.string().default(""),
-  steps: z.array(z.string()).default([]),
-  checks: z.array(z.string()).default([]),
-  external: z.boolean().default(false).describe("Resolved outside the team; released by the coordinator."),
-});
+  const DefinitionSchema = z.looseObject({
+    id: TaskIdSchema,
+    title: z.string().min(1),
+    role: z.string().min(1).describe("The role whose members execute the task."),
+    stage: z.string().min(1).describe("A milestone or stage the task belongs to."),
+    reviewer_role: z.string().min(1).describe("The role whose members may approve the task."),
+    depends_on: z.array(TaskIdSchema).default([]),
+    paths: z.array(z.string().min(1)).default([]).describe("Globs of the files the task may change."),
+    outcome: z.string().default(""),
+    steps: z.array(z.string()).default([]),
+    checks: z.array(z.string()).default([]),
+    external: z.boolean().default(false).describe("Resolved outside the team; released by the coordinator."),
+  });
 
-export const DefinitionsSchema = z
-  .looseObject({ tasks: z.array(DefinitionSchema) })
-  .describe("taskgate board: task definitions (planning/tasks.json)");
+  const DefinitionsSchema = z
+    .looseObject({ tasks: z.array(DefinitionSchema) })
+    .describe("taskgate board: task definitions (planning/tasks.json)");
 
-export const HistoryEntrySchema = z.looseObject({
-  at: z.string().min(1),
-  by: z.string().min(1),
-  action: z.enum(ACTIONS),
-  from: z.enum(STATUSES),
-  to: z.enum(STATUSES),
-  note: z.string().nullable().optional(),
-  evidence: z.string().nullable().optional(),
-  handoff: z.string().nullable().optional(),
-});
+  const HistoryEntrySchema = z.looseObject({
+    at: z.string().min(1),
+    by: z.string().min(1),
+    action: z.enum(ACTIONS),
+    from: z.enum(STATUSES),
+    to: z.enum(STATUSES),
+    note: z.string().nullable().optional(),
+    evidence: z.string().nullable().optional(),
+    handoff: z.string().nullable().optional(),
+  });
 
-export const LedgerEntrySchema = z.looseObject({
-  status: z.enum(STATUSES),
-  owner: z.string().min(1).nullable().default(null),
-  external_wait: z.boolean().default(false),
-  blocked_by: z
-    .preprocess(
-      // A ledger written by hand may say `null` or name one resolver as a string.
-      (value) => (value === null ? [] : typeof value === "string" ? [value] : value),
-      z.array(TaskIdSchema).default([]),
-    )
-    .describe("The resolver tasks this task waits for (a list; null and a single id are read as [] and [id])."),
-  history: z.array(HistoryEntrySchema).default([]),
-});
+  const LedgerEntrySchema = z.looseObject({
+    status: z.enum(STATUSES),
+    owner: z.string().min(1).nullable().default(null),
+    external_wait: z.boolean().default(false),
+    blocked_by: z
+      .preprocess(
+        // A ledger written by hand may say `null` or name one resolver as a string.
+        (value) => (value === null ? [] : typeof value === "string" ? [value] : value),
+        z.array(TaskIdSchema).default([]),
+      )
+      .describe("The resolver tasks this task waits for (a list; null and a single id are read as [] and [id])."),
+    history: z.array(HistoryEntrySchema).default([]),
+  });
 
-export const LedgerSchema = z
-  .looseObject({
-    revision: z.number().int().min(0),
-    tasks: z.record(TaskIdSchema, LedgerEntrySchema),
-  })
-  .describe("taskgate board: task status, owner and history (state/tasks.json)");
+  const LedgerSchema = z
+    .looseObject({
+      revision: z.number().int().min(0),
+      tasks: z.record(TaskIdSchema, LedgerEntrySchema),
+    })
+    .describe("taskgate board: task status, owner and history (state/tasks.json)");
+  return { TaskIdSchema, DefinitionSchema, DefinitionsSchema, HistoryEntrySchema, LedgerEntrySchema, LedgerSchema };
+}
 
-export type Definition = z.infer<typeof DefinitionSchema>;
-export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
-export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
-export type Ledger = z.infer<typeof LedgerSchema>;
+let built: ReturnType<typeof buildSchemas> | undefined;
+
+/** The board's zod schemas (the source of its types and of the JSON Schemas in docs/). */
+export function boardSchemas(): ReturnType<typeof buildSchemas> {
+  return (built ??= buildSchemas());
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+export type Definition = z.infer<Schemas["DefinitionSchema"]>;
+export type HistoryEntry = z.infer<Schemas["HistoryEntrySchema"]>;
+export type LedgerEntry = z.infer<Schemas["LedgerEntrySchema"]>;
+export type Ledger = z.infer<Schemas["LedgerSchema"]>;
 
 /** A task that has a definition but no ledger entry yet is `todo`, unowned, with no history. */
 export function implicitEntry(): LedgerEntry {
@@ -141,7 +156,8 @@ function hasKeys(value: Plain, order: readonly string[], required: number): bool
 }
 
 const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0;
-const isTaskId = (value: unknown): value is string => typeof value === "string" && TASK_ID.test(value);
+/** A task id as the schema's `TaskIdSchema` accepts it, without the schema. */
+export const isTaskId = (value: unknown): value is string => typeof value === "string" && TASK_ID.test(value);
 const isOptionalNote = (value: unknown) => value === undefined || value === null || typeof value === "string";
 
 const HISTORY_KEYS = ["at", "by", "action", "from", "to", "note", "evidence", "handoff"] as const;
@@ -205,7 +221,7 @@ export function canonicalDefinition(value: unknown): Definition | undefined {
 export function readLedgerEntry(value: unknown): LedgerEntry | undefined {
   const canonical = canonicalLedgerEntry(value);
   if (canonical !== undefined) return canonical;
-  const parsed = LedgerEntrySchema.safeParse(value);
+  const parsed = boardSchemas().LedgerEntrySchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -213,7 +229,7 @@ export function readLedgerEntry(value: unknown): LedgerEntry | undefined {
 export function readDefinition(value: unknown): Definition | undefined {
   const canonical = canonicalDefinition(value);
   if (canonical !== undefined) return canonical;
-  const parsed = DefinitionSchema.safeParse(value);
+  const parsed = boardSchemas().DefinitionSchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -13,13 +13,12 @@ import { mayHoldSecret, scanSecrets } from "../kernel/secrets.js";
 import type { FileEntry, Snapshot, Violation } from "../kernel/types.js";
 import { NO_VIOLATIONS, violation } from "../kernel/violations.js";
 import {
-  DefinitionsSchema,
-  LedgerSchema,
+  boardSchemas,
+  isTaskId,
   readDefinition,
   readDefinitions,
   readLedger,
   readLedgerEntry,
-  TaskIdSchema,
   agentOf,
   implicitEntry,
   type Definition,
@@ -169,7 +168,6 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
       ],
     };
   }
-  const schema = kind === "definitions" ? DefinitionsSchema : LedgerSchema;
   let raw: unknown;
   try {
     // JSON.parse itself copes with any depth; what comes after it may recurse.
@@ -202,14 +200,16 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
   const value = kind === "definitions" ? readDefinitions(raw) : readLedger(raw);
   if (value !== undefined) return { value, raw, problems: [] };
   // Only an invalid file pays for the schema over the whole file, which names every problem.
-  const parsed = schema.safeParse(raw);
+  const schemas = boardSchemas();
+  const parsed = (kind === "definitions" ? schemas.DefinitionsSchema : schemas.LedgerSchema).safeParse(raw);
   if (parsed.success) return { value: parsed.data, raw, problems: [] };
   return { value: undefined, raw, problems: issuesOf(entry.text, path, kind) };
 }
 
 /** Every problem of an invalid file, with JSON path and line. */
 function issuesOf(text: string, path: string, kind: Kind): Violation[] {
-  const result = parseJsonFile(text, kind === "definitions" ? DefinitionsSchema : LedgerSchema);
+  const schemas = boardSchemas();
+  const result = parseJsonFile(text, kind === "definitions" ? schemas.DefinitionsSchema : schemas.LedgerSchema);
   if (result.ok) return [];
   return result.issues.map((issue) =>
     violation("state-invalid", {
@@ -247,7 +247,7 @@ function validateChanges(kind: Kind, raw: unknown, previous: Parsed): unknown {
         continue;
       }
       const entry = readLedgerEntry(item);
-      if (entry === undefined || !TaskIdSchema.safeParse(id).success) return undefined;
+      if (entry === undefined || !isTaskId(id)) return undefined;
       tasks[id] = entry;
     }
     return { ...raw, revision, tasks };

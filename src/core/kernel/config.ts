@@ -66,47 +66,56 @@ const RepoPath = z
     "a relative path inside the repository (no leading /, no . or .. segments)",
   );
 
-const StateName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_:.-]*$/, "a state name: letters, digits, _ : . -");
-const EditScope = z.enum(["task", "project"]);
+/**
+ * The `workflow` key, built on first use (a config that names it): most configs do not, and its
+ * schema is the larger half of the config's.
+ */
+function buildWorkflowOverride() {
+  const StateName = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_:.-]*$/, "a state name: letters, digits, _ : . -");
+  const EditScope = z.enum(["task", "project"]);
 
-const StateOverride = z.union([
-  z.null().describe("Remove the state."),
-  z.strictObject({
-    phase: z.string().optional().describe("The phase this state belongs to (its artifact)."),
-    awaiting: z.boolean().optional().describe("The author stops here; the bot writes the next state after approval."),
-    edit: z.array(EditScope).optional().describe("What a task in this state may edit: its folder, project files."),
-    terminal: z.boolean().optional(),
-  }),
-]);
+  const StateOverride = z.union([
+    z.null().describe("Remove the state."),
+    z.strictObject({
+      phase: z.string().optional().describe("The phase this state belongs to (its artifact)."),
+      awaiting: z.boolean().optional().describe("The author stops here; the bot writes the next state after approval."),
+      edit: z.array(EditScope).optional().describe("What a task in this state may edit: its folder, project files."),
+      terminal: z.boolean().optional(),
+    }),
+  ]);
 
-const Edge = z.strictObject({
-  from: StateName,
-  to: StateName,
-  gate: z.boolean().optional().describe("The edge needs an approving review."),
-  verdict: z.enum(["pass", "not-pass"]).optional().describe("The edge needs the verdict file to (not) say PASS."),
-});
+  const Edge = z.strictObject({
+    from: StateName,
+    to: StateName,
+    gate: z.boolean().optional().describe("The edge needs an approving review."),
+    verdict: z.enum(["pass", "not-pass"]).optional().describe("The edge needs the verdict file to (not) say PASS."),
+  });
 
-const WorkflowOverride = z
-  .strictObject({
-    tasks_dir: RepoPath.optional().describe("Folder that holds one folder per task. Default: tasks."),
-    initial: StateName.optional(),
-    states: z.record(StateName, StateOverride).optional(),
-    phases: z
-      .record(z.string(), z.union([z.null(), z.strictObject({ artifact: z.string().min(1).nullable().optional() })]))
-      .optional()
-      .describe("Phase → the artifact file produced in it (null: none)."),
-    transitions: z.array(Edge).optional().describe("Edges to add (or to change, matched by from/to)."),
-    remove_transitions: z.array(z.strictObject({ from: StateName, to: StateName })).optional(),
-    verdict: z
-      .strictObject({
-        phase: z.string().optional(),
-        file: z.string().optional(),
-        pass: z.string().optional(),
-        fail: z.array(z.string()).optional(),
-      })
-      .optional(),
-  })
-  .describe("Extend or override the preset's workflow.");
+  return z
+    .strictObject({
+      tasks_dir: RepoPath.optional().describe("Folder that holds one folder per task. Default: tasks."),
+      initial: StateName.optional(),
+      states: z.record(StateName, StateOverride).optional(),
+      phases: z
+        .record(z.string(), z.union([z.null(), z.strictObject({ artifact: z.string().min(1).nullable().optional() })]))
+        .optional()
+        .describe("Phase → the artifact file produced in it (null: none)."),
+      transitions: z.array(Edge).optional().describe("Edges to add (or to change, matched by from/to)."),
+      remove_transitions: z.array(z.strictObject({ from: StateName, to: StateName })).optional(),
+      verdict: z
+        .strictObject({
+          phase: z.string().optional(),
+          file: z.string().optional(),
+          pass: z.string().optional(),
+          fail: z.array(z.string()).optional(),
+        })
+        .optional(),
+    })
+    .describe("Extend or override the preset's workflow.");
+}
+
+let workflowOverride: ReturnType<typeof buildWorkflowOverride> | undefined;
+const WorkflowOverride = z.lazy(() => (workflowOverride ??= buildWorkflowOverride()));
 
 const BoardOptions = z
   .strictObject({
@@ -173,7 +182,7 @@ export const ConfigSchema = z
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ApprovalRuleConfig = z.infer<typeof ApprovalRule>;
-export type WorkflowOverrideConfig = z.infer<typeof WorkflowOverride>;
+export type WorkflowOverrideConfig = z.infer<ReturnType<typeof buildWorkflowOverride>>;
 export type BoardConfig = z.infer<typeof BoardOptions>;
 
 export interface ConfigIssue {
