@@ -134,6 +134,9 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
+/** What a snapshot's blobs hold, by object id (`undefined` for one it did not ask for). */
+type ContentOf = (sha: string) => BlobContent | undefined;
+
 export class GitRepository implements TaskRepository {
   private constructor(
     /** Absolute path of the directory git runs in (the directory passed to `open`). */
@@ -319,7 +322,8 @@ export class GitRepository implements TaskRepository {
     this.listings++;
     const entries: TreeEntry[] = [];
     const maxima: number[] = [];
-    const toRead = new Set<string>();
+    /** Each blob to read once, by object id, numbered in the order it is asked for. */
+    const toRead = new Map<string, number>();
     /** The largest blob to read: the scan's buffer is made large enough to serve its text later. */
     let largest = 0;
     try {
@@ -334,7 +338,7 @@ export class GitRepository implements TaskRepository {
         entries.push(entry);
         maxima.push(max);
         if (entry.mode !== MODE_SUBMODULE && entry.type === "blob" && entry.size <= max) {
-          toRead.add(entry.sha);
+          if (!toRead.has(entry.sha)) toRead.set(entry.sha, toRead.size);
           if (entry.size > largest) largest = entry.size;
         }
       }
@@ -346,12 +350,12 @@ export class GitRepository implements TaskRepository {
     const read = this.contentsOf(toRead, largest);
     this.listings--;
     this.flushWhenListed();
-    const contents = await read;
+    const contentOf = await read;
 
     const files = new Map<string, FileEntry>();
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!;
-      files.set(entry.path, classify(entry, contents.get(entry.sha), maxima[index]!));
+      files.set(entry.path, classify(entry, contentOf(entry.sha), maxima[index]!));
     }
     return { rev, files };
   }
@@ -488,31 +492,43 @@ export class GitRepository implements TaskRepository {
   private listings = 0;
   /** Blobs wanted by snapshots whose listing is done, waiting for the listings still running. */
   private waiting: {
-    shas: Set<string>;
+    shas: ReadonlyMap<string, number>;
     largest: number;
-    settle: (read: Promise<Map<string, BlobContent>>) => void;
+    settle: (read: Promise<ContentOf>) => void;
   }[] = [];
 
   /**
    * The contents of these blobs. Snapshots read together (a pull request's merge base and head)
    * share one `cat-file` process: a snapshot whose listing is done waits for the listings still
-   * running, and the last one reads every blob they want, each once.
+   * running, and the last one reads every blob they want, each once. `shas` numbers the blobs in
+   * the order they are asked for (0, 1, ...).
    */
-  private contentsOf(shas: Set<string>, largest: number): Promise<Map<string, BlobContent>> {
-    return new Promise<Map<string, BlobContent>>((resolve) => this.waiting.push({ shas, largest, settle: resolve }));
+  private contentsOf(shas: ReadonlyMap<string, number>, largest: number): Promise<ContentOf> {
+    return new Promise<ContentOf>((resolve) => this.waiting.push({ shas, largest, settle: resolve }));
   }
 
   /** Once no listing runs, reads what the waiting snapshots want, in one process. */
   private flushWhenListed(): void {
     if (this.listings > 0 || this.waiting.length === 0) return;
     const group = this.waiting.splice(0);
-    // One snapshot (an audit) reads its own set as it is; several share one set, each blob once.
+    // One snapshot (an audit) reads its own blobs as numbered; several share one numbering, each blob once.
     let shas = group[0]!.shas;
     if (group.length > 1) {
-      shas = new Set<string>();
-      for (const item of group) item.shas.forEach((sha) => shas.add(sha));
+      const shared = new Map<string, number>();
+      for (const item of group) {
+        item.shas.forEach((_, sha) => {
+          if (!shared.has(sha)) shared.set(sha, shared.size);
+        });
+      }
+      shas = shared;
     }
-    const read = this.readContents(shas, Math.max(...group.map((item) => item.largest)));
+    const read = this.readContents([...shas.keys()], Math.max(...group.map((item) => item.largest))).then(
+      (contents): ContentOf =>
+        (sha) => {
+          const index = shas.get(sha);
+          return index === undefined ? undefined : contents[index];
+        },
+    );
     for (const item of group) item.settle(read);
   }
 
@@ -522,14 +538,14 @@ export class GitRepository implements TaskRepository {
    * is, and a longer text is read only when a rule reads it, so an audit that judges most files by
    * their kind and size never holds megabytes of artifacts in memory.
    */
-  private async readContents(shas: ReadonlySet<string>, largest: number): Promise<Map<string, BlobContent>> {
-    const contents = new Map<string, BlobContent>();
-    if (shas.size === 0) return contents;
-    const names = [...shas];
+  private async readContents(names: readonly string[], largest: number): Promise<BlobContent[]> {
+    const contents: BlobContent[] = [];
+    if (names.length === 0) return contents;
     const output = await this.git(["cat-file", "--batch", "--buffer"], { input: `${names.join("\n")}\n`, keep: true });
     const file = new BlobFile(output.kept!);
     try {
-      const onObject = (sha: string, content: BlobContent) => void contents.set(sha, content);
+      // Git answers in the order asked (`names` holds it to that): the contents line up with the names.
+      const onObject = (_sha: string, content: BlobContent) => void contents.push(content);
       if (!scanBatchFile(file, output.size, onObject, scanChunkFor(largest), names)) file.close();
     } catch (error) {
       file.close();
