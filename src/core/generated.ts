@@ -41,7 +41,9 @@ export function generatedFiles(): Record<string, string> {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   return {
     "docs/taskgate.schema.json": json(configJsonSchema()),
-    "docs/board-definitions.schema.json": json(jsonSchemaOf(boardSchemas().DefinitionsSchema, "taskgate board definitions")),
+    "docs/board-definitions.schema.json": json(
+      jsonSchemaOf(boardSchemas().DefinitionsSchema, "taskgate board definitions"),
+    ),
     "docs/board-ledger.schema.json": json(jsonSchemaOf(boardSchemas().LedgerSchema, "taskgate board ledger")),
     "docs/violations.md": violationsMarkdown(),
   };

@@ -209,7 +209,8 @@ export function scanBatchFile(
     if (lf < 0 || lf >= headerBytes)
       throw malformed("cat-file", JSON.stringify(buffer.toString("latin1", at, at + Math.min(80, headerBytes))));
     const length = objectSize(buffer, at, at + lf);
-    const sha = names === undefined ? buffer.toString("latin1", at, buffer.indexOf(0x20, at)) : nameAt(buffer, at, names, count);
+    const sha =
+      names === undefined ? buffer.toString("latin1", at, buffer.indexOf(0x20, at)) : nameAt(buffer, at, names, count);
     count++;
     const start = position + lf + 1;
     // The content and the line feed after it.

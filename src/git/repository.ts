@@ -801,7 +801,13 @@ function parseTreeRecord(text: string, start: number, end: number): TreeEntry {
   }
   const sha = text.slice(shaAt, sizeEnd);
   const path = text.slice(tab + 1, end);
-  return { mode: word(text, start, typeAt - 1), type: word(text, typeAt, shaAt - 1), sha, size: treeSize(text, sizeEnd, tab, sha, path), path };
+  return {
+    mode: word(text, start, typeAt - 1),
+    type: word(text, typeAt, shaAt - 1),
+    sha,
+    size: treeSize(text, sizeEnd, tab, sha, path),
+    path,
+  };
 }
 
 /**

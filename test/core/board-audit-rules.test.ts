@@ -224,10 +224,17 @@ describe("board audit: one view moved along the ledger", () => {
           const ids = tasks.map((_, index) => `t${index}`);
           const defs = tasks.flatMap((task, index) =>
             task.defined
-              ? [def(ids[index]!, { external: task.external, depends_on: task.depends && index > 0 ? [ids[index - 1]!] : [] })]
+              ? [
+                  def(ids[index]!, {
+                    external: task.external,
+                    depends_on: task.depends && index > 0 ? [ids[index - 1]!] : [],
+                  }),
+                ]
               : [],
           );
-          const ledger = Object.fromEntries(tasks.map((task, index) => [ids[index]!, KINDS[task.kind]!(ids[index]!, ids)]));
+          const ledger = Object.fromEntries(
+            tasks.map((task, index) => [ids[index]!, KINDS[task.kind]!(ids[index]!, ids)]),
+          );
           const files = board(defs.length > 0 ? defs : [def("only")], ledger, 1);
           const moved = contextOf(files);
           AUDIT_RULES.find((rule) => rule.name === "ledgerEntriesSound")!(moved);

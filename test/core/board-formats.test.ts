@@ -156,7 +156,8 @@ describe("task ids without the schema", () => {
       }),
       { numRuns: 3000 },
     );
-    for (const value of ["T1", "a..b", ".a", "", "a/b", 7]) expect(isTaskId(value)).toBe(TaskIdSchema.safeParse(value).success);
+    for (const value of ["T1", "a..b", ".a", "", "a/b", 7])
+      expect(isTaskId(value)).toBe(TaskIdSchema.safeParse(value).success);
   });
 });
 

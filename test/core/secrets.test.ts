@@ -249,7 +249,8 @@ describe("scanSecrets and redactSecrets", () => {
       for (let index = 0; index < spans.length; ) {
         const start = spans[index]![0]!;
         let end = spans[index]![1]!;
-        for (index += 1; index < spans.length && spans[index]![0]! <= end; index += 1) end = Math.max(end, spans[index]![1]!);
+        for (index += 1; index < spans.length && spans[index]![0]! <= end; index += 1)
+          end = Math.max(end, spans[index]![1]!);
         result += text.slice(copied, start) + "[redacted]";
         copied = end;
       }

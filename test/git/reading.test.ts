@@ -289,7 +289,9 @@ describe("sizes from the listing", () => {
       const reader = await GitRepository.open(broken.dir);
       await expect(reader.readSnapshot(commit)).rejects.toThrow(`cannot read object ${oid} (a.txt)`);
       // Outside the scope, the missing blob is not listed, so not asked about.
-      expect([...(await reader.readSnapshot(commit, { paths: [], prefixes: ["sub"] })).files.keys()]).toEqual(["sub/b.md"]);
+      expect([...(await reader.readSnapshot(commit, { paths: [], prefixes: ["sub"] })).files.keys()]).toEqual([
+        "sub/b.md",
+      ]);
     } finally {
       broken.remove();
     }

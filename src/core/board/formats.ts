@@ -180,7 +180,8 @@ export function canonicalLedgerEntry(value: unknown): LedgerEntry | undefined {
   const { status, owner, external_wait: wait, blocked_by: blockers, history } = value;
   if (!STATUS_SET.has(status) || !(owner === null || isText(owner)) || typeof wait !== "boolean") return undefined;
   if (!isTextList(blockers, isTaskId) || !Array.isArray(history)) return undefined;
-  for (let index = 0; index < history.length; index++) if (canonicalHistory(history[index]) === undefined) return undefined;
+  for (let index = 0; index < history.length; index++)
+    if (canonicalHistory(history[index]) === undefined) return undefined;
   return value as LedgerEntry;
 }
 
