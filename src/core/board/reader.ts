@@ -396,16 +396,17 @@ function cyclesThrough(definitions: ReadonlyMap<string, Definition>, ids: IdSet)
   const size = definitions.size;
   const numbers = new Map<string, number>();
   /** By number: the id, and its definition's own `depends_on` (read in place, unknown ids skipped as they come). */
-  const names: string[] = new Array<string>(size);
-  const depsByNumber: (readonly string[])[] = new Array<readonly string[]>(size);
-  let numbered = 0;
+  // Grown by push (numbers are given in order): an array made at its full length up front is slow
+  // in V8 past 100,000 elements.
+  const names: string[] = [];
+  const depsByNumber: (readonly string[])[] = [];
   const numberOf = (id: string) => {
     let number = numbers.get(id);
     if (number === undefined) {
-      number = numbered++;
+      number = names.length;
       numbers.set(id, number);
-      names[number] = id;
-      depsByNumber[number] = definitions.get(id)!.depends_on;
+      names.push(id);
+      depsByNumber.push(definitions.get(id)!.depends_on);
     }
     return number;
   };
