@@ -75,14 +75,14 @@ function buildSchemas() {
   return { TaskIdSchema, DefinitionSchema, DefinitionsSchema, HistoryEntrySchema, LedgerEntrySchema, LedgerSchema };
 }
 
-let built: ReturnType<typeof buildSchemas> | undefined;
+type Schemas = ReturnType<typeof buildSchemas>;
+let built: Schemas | undefined;
 
 /** The board's zod schemas (the source of its types and of the JSON Schemas in docs/). */
-export function boardSchemas(): ReturnType<typeof buildSchemas> {
+export function boardSchemas(): Schemas {
   return (built ??= buildSchemas());
 }
 
-type Schemas = ReturnType<typeof buildSchemas>;
 export type Definition = z.infer<Schemas["DefinitionSchema"]>;
 export type HistoryEntry = z.infer<Schemas["HistoryEntrySchema"]>;
 export type LedgerEntry = z.infer<Schemas["LedgerEntrySchema"]>;

@@ -200,16 +200,20 @@ function parseBoardFile(entry: FileEntry, path: string, kind: Kind, previous: Pa
   const value = kind === "definitions" ? readDefinitions(raw) : readLedger(raw);
   if (value !== undefined) return { value, raw, problems: [] };
   // Only an invalid file pays for the schema over the whole file, which names every problem.
-  const schemas = boardSchemas();
-  const parsed = (kind === "definitions" ? schemas.DefinitionsSchema : schemas.LedgerSchema).safeParse(raw);
+  const parsed = schemaOf(kind).safeParse(raw);
   if (parsed.success) return { value: parsed.data, raw, problems: [] };
   return { value: undefined, raw, problems: issuesOf(entry.text, path, kind) };
 }
 
+/** The schema of one of the board's two files (built on first use). */
+function schemaOf(kind: Kind) {
+  const schemas = boardSchemas();
+  return kind === "definitions" ? schemas.DefinitionsSchema : schemas.LedgerSchema;
+}
+
 /** Every problem of an invalid file, with JSON path and line. */
 function issuesOf(text: string, path: string, kind: Kind): Violation[] {
-  const schemas = boardSchemas();
-  const result = parseJsonFile(text, kind === "definitions" ? schemas.DefinitionsSchema : schemas.LedgerSchema);
+  const result = parseJsonFile(text, schemaOf(kind));
   if (result.ok) return [];
   return result.issues.map((issue) =>
     violation("state-invalid", {
